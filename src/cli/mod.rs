@@ -1,0 +1,53 @@
+//! The `qipu` command line. The only module that knows clap.
+
+mod position_args;
+mod rules_cmds;
+
+use std::{io::Write, process::ExitCode};
+
+use clap::{Parser, Subcommand};
+
+/// Xiangqi and Janggi game databases, opening explorer and opening books.
+#[derive(Parser, Debug)]
+#[command(name = "qipu", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Count the leaves of the legal-move tree (the last line of output is the bare count).
+    Perft(rules_cmds::PerftArgs),
+    /// Print the legal moves of a position, sorted, on one line.
+    Moves(rules_cmds::MovesArgs),
+}
+
+/// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
+/// failure reported by the command, 2 fatal error. A closed pipe on stdout counts as success.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Perft(args) => rules_cmds::perft(&args),
+        Command::Moves(args) => rules_cmds::moves(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return ExitCode::SUCCESS;
+            }
+            let _ = std::io::stdout().flush();
+            eprintln!("qipu: {err}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Errors of a command, displayed as one line.
+pub type CliError = Box<dyn std::error::Error + Send + Sync>;
+
+fn is_broken_pipe(err: &CliError) -> bool {
+    err.downcast_ref::<std::io::Error>()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}

@@ -1,0 +1,18 @@
+//! # qipu (棋谱)
+//!
+//! Xiangqi (Chinese chess) and Janggi (Korean chess) game records → position database →
+//! opening explorer and engine opening books.
+//!
+//! Data flow: `formats` readers yield games; `notation` resolves every move against a
+//! position of `rules`; `pipeline` replays games in parallel; `store` keeps games and
+//! position→move statistics in SQLite; `explorer` and `book` read them back.
+//!
+//! ```
+//! use qipu::rules::{Position, Xiangqi};
+//! let pos = Xiangqi::new();
+//! assert_eq!(pos.legal_moves().len(), 44);
+//! ```
+
+pub mod cli;
+pub mod notation;
+pub mod rules;

@@ -1,0 +1,441 @@
+//! Janggi (Korean chess): palace diagonals, jumping cannons, the pass, bikjang, counting.
+
+use super::{
+    board::Board,
+    position::{EndReason, GameEnd, MoveList, Outcome, Position, PositionError},
+    setup::Setup,
+    tables::*,
+    types::{Color, Move, Role, Square, Variant},
+    xiangqi::{filter_legal, steps, validate_common},
+};
+
+/// Which Janggi rule set decides legality and game end. The presets are data, not code paths:
+/// every combination of the three switches is valid.
+///
+/// ```
+/// use qipu::rules::JanggiRules;
+/// assert!(JanggiRules::TOURNAMENT.bikjang);
+/// assert!(!JanggiRules::SERVER.double_pass_ends);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JanggiRules {
+    /// Facing generals (빅장) must be answered: while they face each other every move must
+    /// break the line except the pass (allowed even in check), and bikjang on two consecutive
+    /// plies ends the game.
+    pub bikjang: bool,
+    /// Two passes in a row end the game.
+    pub double_pass_ends: bool,
+    /// A game ended by bikjang or passes is decided by material count (chariot 13, cannon 7,
+    /// horse 5, elephant 3, guard 3, soldier 2; Han gets 1.5 more) instead of being drawn.
+    pub counting: bool,
+}
+
+impl JanggiRules {
+    /// Tournament rules, Fairy-Stockfish's `janggi`: bikjang and counting. The default.
+    pub const TOURNAMENT: JanggiRules = JanggiRules {
+        bikjang: true,
+        double_pass_ends: true,
+        counting: true,
+    };
+    /// Traditional rules (`janggitraditional`): bikjang and double passes end in a draw.
+    pub const TRADITIONAL: JanggiRules = JanggiRules {
+        bikjang: true,
+        double_pass_ends: true,
+        counting: false,
+    };
+    /// Casual rules (`janggicasual`): no bikjang rule; two passes draw.
+    pub const CASUAL: JanggiRules = JanggiRules {
+        bikjang: false,
+        double_pass_ends: true,
+        counting: false,
+    };
+    /// What game servers (Hangame, Mgame, Kakao) let players do, and so what real `.gib`
+    /// records need: play goes on while the generals face each other and after two passes.
+    pub const SERVER: JanggiRules = JanggiRules {
+        bikjang: false,
+        double_pass_ends: false,
+        counting: true,
+    };
+}
+
+impl Default for JanggiRules {
+    fn default() -> Self {
+        JanggiRules::TOURNAMENT
+    }
+}
+
+/// A legal Janggi position, with the bits of history its rules need (was the last move a
+/// pass, did the generals face each other one ply ago).
+///
+/// ```
+/// use qipu::rules::{Janggi, Move, Position};
+/// let mut pos = Janggi::new();
+/// assert_eq!(pos.legal_moves().len(), 32); // 31 moves and the pass
+/// pos.play(Move::PASS).unwrap();
+/// pos.play(Move::PASS).unwrap();
+/// assert!(pos.end().is_some()); // two passes end the game under tournament rules
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Janggi {
+    board: Board,
+    rules: JanggiRules,
+    /// The move that led here was a pass.
+    last_pass: bool,
+    /// The move before that was a pass.
+    prev_pass: bool,
+    /// Whether the generals faced each other in the previous position (`None` at the root,
+    /// where no history is known).
+    prev_bikjang: Option<bool>,
+}
+
+const fn code(color: usize, role: Role) -> u8 {
+    1 + role as u8 + 7 * color as u8
+}
+
+const CANNONS: [u8; 2] = [code(0, Role::Cannon), code(1, Role::Cannon)];
+
+#[inline]
+fn is_cannon(p: u8) -> bool {
+    p == CANNONS[0] || p == CANNONS[1]
+}
+
+/// Whether `k` is attacked by `them` under Janggi movement.
+pub(crate) fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
+    let rook = code(them, Role::Rook);
+    let cannon = code(them, Role::Cannon);
+    for d in 0..4 {
+        let ray = &RAYS[k][d];
+        let len = RAY_LEN[k][d] as usize;
+        let mut i = 0;
+        while i < len && sq[ray[i] as usize] == 0 {
+            i += 1;
+        }
+        if i >= len {
+            continue;
+        }
+        let p = sq[ray[i] as usize];
+        if p == rook {
+            return true;
+        }
+        if is_cannon(p) {
+            continue;
+        }
+        i += 1;
+        while i < len && sq[ray[i] as usize] == 0 {
+            i += 1;
+        }
+        if i < len && sq[ray[i] as usize] == cannon {
+            return true;
+        }
+    }
+    for d in 0..4 {
+        let len = DIAG_RAY_LEN[k][d] as usize;
+        if len == 0 {
+            continue;
+        }
+        let ray = &DIAG_RAYS[k][d];
+        let first = sq[ray[0] as usize];
+        if first == rook {
+            return true;
+        }
+        if len == 2 {
+            let second = sq[ray[1] as usize];
+            if first == 0 && second == rook {
+                return true;
+            }
+            if first != 0 && !is_cannon(first) && second == cannon {
+                return true;
+            }
+        }
+    }
+    let horse = code(them, Role::Horse);
+    let h = &HORSE_FROM[k];
+    for i in 0..h.len as usize {
+        if sq[h.to[i] as usize] == horse && sq[h.block[i][0] as usize] == 0 {
+            return true;
+        }
+    }
+    let elephant = code(them, Role::Elephant);
+    let e = &JANGGI_ELEPHANT_FROM[k];
+    for i in 0..e.len as usize {
+        if sq[e.to[i] as usize] == elephant
+            && sq[e.block[i][0] as usize] == 0
+            && sq[e.block[i][1] as usize] == 0
+        {
+            return true;
+        }
+    }
+    let pawn = code(them, Role::Pawn);
+    let p = &JANGGI_PAWN_FROM[them][k];
+    for i in 0..p.len as usize {
+        if sq[p.to[i] as usize] == pawn {
+            return true;
+        }
+    }
+    // Generals and guards never leave their palace, so they cannot reach the other one.
+    false
+}
+
+/// Whether two generals on these squares face each other on an open file.
+fn facing(sq: &[u8; 90], a: usize, b: usize) -> bool {
+    if a % 9 != b % 9 {
+        return false;
+    }
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    (lo + 9..hi).step_by(9).all(|s| sq[s] == 0)
+}
+
+fn pseudo_moves(b: &Board, list: &mut MoveList) {
+    let us = b.turn.index();
+    let sq = &b.sq;
+    let own = b.occ[us];
+    let mut bits = own;
+    while bits != 0 {
+        let from = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let fsq = Square::new(from as u8).unwrap_or_else(|| unreachable!());
+        let push = |list: &mut MoveList, to: u8| {
+            if let Some(t) = Square::new(to) {
+                list.push(Move::new(fsq, t));
+            }
+        };
+        let free = |to: u8| own & (1u128 << to) == 0;
+        match (sq[from] - 1) % 7 {
+            0 | 1 => steps(&JANGGI_PALACE[us][from], sq, own, fsq, list),
+            2 => steps(&JANGGI_ELEPHANT[from], sq, own, fsq, list),
+            3 => steps(&HORSE[from], sq, own, fsq, list),
+            4 => {
+                for d in 0..4 {
+                    let ray = &RAYS[from][d];
+                    for &to in &ray[..RAY_LEN[from][d] as usize] {
+                        if sq[to as usize] == 0 {
+                            push(list, to);
+                        } else {
+                            if free(to) {
+                                push(list, to);
+                            }
+                            break;
+                        }
+                    }
+                }
+                for d in 0..4 {
+                    let ray = &DIAG_RAYS[from][d];
+                    for &to in &ray[..DIAG_RAY_LEN[from][d] as usize] {
+                        if sq[to as usize] == 0 {
+                            push(list, to);
+                        } else {
+                            if free(to) {
+                                push(list, to);
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+            5 => {
+                for d in 0..4 {
+                    let ray = &RAYS[from][d];
+                    let len = RAY_LEN[from][d] as usize;
+                    let mut i = 0;
+                    while i < len && sq[ray[i] as usize] == 0 {
+                        i += 1;
+                    }
+                    if i >= len || is_cannon(sq[ray[i] as usize]) {
+                        continue;
+                    }
+                    i += 1;
+                    while i < len && sq[ray[i] as usize] == 0 {
+                        push(list, ray[i]);
+                        i += 1;
+                    }
+                    if i < len && free(ray[i]) && !is_cannon(sq[ray[i] as usize]) {
+                        push(list, ray[i]);
+                    }
+                }
+                for d in 0..4 {
+                    if DIAG_RAY_LEN[from][d] == 2 {
+                        let [screen, to] = DIAG_RAYS[from][d];
+                        let s = sq[screen as usize];
+                        let t = sq[to as usize];
+                        if s != 0 && !is_cannon(s) && free(to) && !is_cannon(t) {
+                            push(list, to);
+                        }
+                    }
+                }
+            }
+            _ => steps(&JANGGI_PAWN[us][from], sq, own, fsq, list),
+        }
+    }
+}
+
+impl Janggi {
+    /// Validates a setup under the given rules.
+    ///
+    /// # Errors
+    /// As [`Position::from_setup`].
+    pub fn from_setup_with_rules(
+        setup: &Setup,
+        rules: JanggiRules,
+    ) -> Result<Janggi, PositionError> {
+        validate_common(setup)?;
+        let pos = Janggi {
+            board: Board::from_setup(setup, Variant::Janggi),
+            rules,
+            last_pass: false,
+            prev_pass: false,
+            prev_bikjang: None,
+        };
+        let them = pos.board.turn.other().index();
+        if attacked(&pos.board.sq, pos.board.kings[them] as usize, 1 - them) {
+            return Err(PositionError::OppositeCheck);
+        }
+        Ok(pos)
+    }
+
+    /// The rule set in force.
+    pub fn rules(&self) -> JanggiRules {
+        self.rules
+    }
+
+    /// Switches the rule set (e.g. to [`JanggiRules::SERVER`] to replay real records).
+    pub fn set_rules(&mut self, rules: JanggiRules) {
+        self.rules = rules;
+    }
+
+    /// Whether the generals face each other now (bikjang, 빅장).
+    pub fn is_bikjang(&self) -> bool {
+        self.board.generals_face()
+    }
+
+    /// Whether the last move was a pass.
+    pub fn last_move_was_pass(&self) -> bool {
+        self.last_pass
+    }
+
+    /// The material count of a side: chariot 13, cannon 7, horse 5, elephant 3, guard 3,
+    /// soldier 2, in half points (so that Han's 1.5 bonus is whole): Han gets +3 here.
+    ///
+    /// ```
+    /// use qipu::rules::{Color, Janggi, Position};
+    /// let pos = Janggi::new();
+    /// assert_eq!(pos.material_half_points(Color::First), 144);
+    /// assert_eq!(pos.material_half_points(Color::Second), 147);
+    /// ```
+    pub fn material_half_points(&self, color: Color) -> u32 {
+        let values = [0, 3, 3, 5, 13, 7, 2];
+        let mut total = 0;
+        for (_, p) in self.board.pieces() {
+            if p.color == color {
+                total += 2 * values[p.role as usize];
+            }
+        }
+        if color == Color::Second {
+            total += 3;
+        }
+        total
+    }
+
+    fn counting_outcome(&self) -> Outcome {
+        if !self.rules.counting {
+            return Outcome::Draw;
+        }
+        let winner =
+            if self.material_half_points(Color::First) > self.material_half_points(Color::Second) {
+                Color::First
+            } else {
+                Color::Second
+            };
+        Outcome::Decisive { winner }
+    }
+
+    /// An ending by the rules of this position alone (no legal-move test): bikjang on two
+    /// consecutive plies or two passes in a row, when the rules say they end the game.
+    pub fn immediate_end(&self) -> Option<GameEnd> {
+        let reason = if self.rules.bikjang && self.prev_bikjang == Some(true) && self.is_bikjang() {
+            EndReason::Bikjang
+        } else if self.rules.double_pass_ends && self.last_pass && self.prev_pass {
+            EndReason::DoublePass
+        } else {
+            return None;
+        };
+        Some(GameEnd {
+            reason,
+            outcome: self.counting_outcome(),
+        })
+    }
+
+    fn in_check(&self) -> bool {
+        let us = self.board.turn.index();
+        attacked(&self.board.sq, self.board.kings[us] as usize, 1 - us)
+    }
+}
+
+impl Position for Janggi {
+    const VARIANT: Variant = Variant::Janggi;
+
+    fn from_setup(setup: &Setup) -> Result<Self, PositionError> {
+        Janggi::from_setup_with_rules(setup, JanggiRules::default())
+    }
+
+    #[inline]
+    fn board(&self) -> &Board {
+        &self.board
+    }
+
+    fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        if self.immediate_end().is_some() {
+            return list;
+        }
+        pseudo_moves(&self.board, &mut list);
+        let us = self.board.turn.index();
+        let them = 1 - us;
+        let in_check = self.in_check();
+        let bikjang = self.rules.bikjang && self.is_bikjang();
+        let their_king = self.board.kings[them] as usize;
+        filter_legal(
+            &self.board,
+            &mut list,
+            in_check,
+            &JANGGI_KING_SENSITIVE,
+            bikjang,
+            |sq, k| !(attacked(sq, k, them) || bikjang && facing(sq, k, their_king)),
+        );
+        if !in_check || bikjang {
+            list.push(Move::PASS);
+        }
+        list
+    }
+
+    fn is_check(&self) -> bool {
+        self.in_check()
+    }
+
+    #[inline]
+    fn play_unchecked(&mut self, m: Move) {
+        self.prev_bikjang = Some(self.is_bikjang());
+        self.prev_pass = self.last_pass;
+        self.last_pass = m.is_pass();
+        self.board.play_unchecked(m);
+    }
+
+    fn end(&self) -> Option<GameEnd> {
+        if let Some(end) = self.immediate_end() {
+            return Some(end);
+        }
+        if !self.legal_moves().is_empty() {
+            return None;
+        }
+        let reason = if self.in_check() {
+            EndReason::Checkmate
+        } else {
+            EndReason::Stalemate
+        };
+        Some(GameEnd {
+            reason,
+            outcome: Outcome::Decisive {
+                winner: self.board.turn.other(),
+            },
+        })
+    }
+}

@@ -1,0 +1,297 @@
+//! Xiangqi (Chinese chess): move generation, check, flying general, game end.
+
+use super::{
+    board::Board,
+    position::{EndReason, GameEnd, MoveList, Outcome, Position, PositionError},
+    setup::Setup,
+    tables::*,
+    types::{Color, Move, Piece, Role, Square, Variant},
+};
+
+/// A legal Xiangqi position.
+///
+/// ```
+/// use qipu::rules::{Position, Xiangqi};
+/// let pos = Xiangqi::from_fen("4k4/9/9/9/9/9/9/9/4A4/3K5 b").unwrap();
+/// // The black general may not step onto the open e-file facing... nothing blocks d-file either.
+/// assert!(pos.legal_moves().iter().all(|m| m.to_string() != "e9d9"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Xiangqi {
+    board: Board,
+}
+
+const fn code(color: usize, role: Role) -> u8 {
+    1 + role as u8 + 7 * color as u8
+}
+
+/// Whether the square `k` is attacked by `them` (the enemy general counts as a rook along
+/// an open file: the flying-general rule).
+pub(crate) fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
+    let rook = code(them, Role::Rook);
+    let cannon = code(them, Role::Cannon);
+    let king = code(them, Role::King);
+    for d in 0..4 {
+        let ray = &RAYS[k][d];
+        let len = RAY_LEN[k][d] as usize;
+        let mut i = 0;
+        while i < len && sq[ray[i] as usize] == 0 {
+            i += 1;
+        }
+        if i >= len {
+            continue;
+        }
+        let p = sq[ray[i] as usize];
+        if p == rook || p == king {
+            return true;
+        }
+        i += 1;
+        while i < len && sq[ray[i] as usize] == 0 {
+            i += 1;
+        }
+        if i < len && sq[ray[i] as usize] == cannon {
+            return true;
+        }
+    }
+    let horse = code(them, Role::Horse);
+    let h = &HORSE_FROM[k];
+    for i in 0..h.len as usize {
+        if sq[h.to[i] as usize] == horse && sq[h.block[i][0] as usize] == 0 {
+            return true;
+        }
+    }
+    let pawn = code(them, Role::Pawn);
+    let p = &XQ_PAWN_FROM[them][k];
+    for i in 0..p.len as usize {
+        if sq[p.to[i] as usize] == pawn {
+            return true;
+        }
+    }
+    false
+}
+
+/// Appends every pseudo-legal move of the side to move.
+fn pseudo_moves(b: &Board, list: &mut MoveList) {
+    let us = b.turn.index();
+    let sq = &b.sq;
+    let own = b.occ[us];
+    let mut bits = own;
+    while bits != 0 {
+        let from = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        let fsq = Square::new(from as u8).unwrap_or_else(|| unreachable!());
+        let push = |list: &mut MoveList, to: u8| {
+            if let Some(t) = Square::new(to) {
+                list.push(Move::new(fsq, t));
+            }
+        };
+        let free = |to: u8| own & (1u128 << to) == 0;
+        let role = (sq[from] - 1) % 7;
+        match role {
+            0 => steps(&XQ_KING[us][from], sq, own, fsq, list),
+            1 => steps(&XQ_ADVISOR[us][from], sq, own, fsq, list),
+            2 => steps(&XQ_ELEPHANT[us][from], sq, own, fsq, list),
+            3 => steps(&HORSE[from], sq, own, fsq, list),
+            4 => {
+                for d in 0..4 {
+                    let ray = &RAYS[from][d];
+                    for &to in &ray[..RAY_LEN[from][d] as usize] {
+                        if sq[to as usize] == 0 {
+                            push(list, to);
+                        } else {
+                            if free(to) {
+                                push(list, to);
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+            5 => {
+                for d in 0..4 {
+                    let ray = &RAYS[from][d];
+                    let len = RAY_LEN[from][d] as usize;
+                    let mut i = 0;
+                    while i < len && sq[ray[i] as usize] == 0 {
+                        push(list, ray[i]);
+                        i += 1;
+                    }
+                    i += 1;
+                    while i < len && sq[ray[i] as usize] == 0 {
+                        i += 1;
+                    }
+                    if i < len && free(ray[i]) {
+                        push(list, ray[i]);
+                    }
+                }
+            }
+            _ => steps(&XQ_PAWN[us][from], sq, own, fsq, list),
+        }
+    }
+}
+
+/// Pushes the table steps whose blocking squares are empty and whose target is not our own.
+#[inline]
+pub(crate) fn steps<const N: usize>(
+    t: &Steps<N>,
+    sq: &[u8; 90],
+    own: u128,
+    from: Square,
+    list: &mut MoveList,
+) {
+    for i in 0..t.len as usize {
+        let to = t.to[i];
+        let [b0, b1] = t.block[i];
+        if own & (1u128 << to) != 0 {
+            continue;
+        }
+        if (b0 != NONE && sq[b0 as usize] != 0) || (b1 != NONE && sq[b1 as usize] != 0) {
+            continue;
+        }
+        if let Some(to) = Square::new(to) {
+            list.push(Move::new(from, to));
+        }
+    }
+}
+
+impl Xiangqi {
+    fn in_check(&self) -> bool {
+        let us = self.board.turn.index();
+        attacked(&self.board.sq, self.board.kings[us] as usize, 1 - us)
+    }
+}
+
+/// Removes the pseudo-legal moves that leave the mover's general attacked. `attacked` is the
+/// game's attack test; `sensitive` the table of squares that can affect a general's safety.
+pub(crate) fn filter_legal(
+    b: &Board,
+    list: &mut MoveList,
+    in_check: bool,
+    sensitive: &[u128; 90],
+    must_test_all: bool,
+    legal_after: impl Fn(&[u8; 90], usize) -> bool,
+) {
+    let us = b.turn.index();
+    let king = b.kings[us] as usize;
+    let sens = sensitive[king];
+    let mut work = b.sq;
+    let mut i = 0;
+    while i < list.len() {
+        let m = list.as_slice()[i];
+        if m.is_pass() {
+            i += 1;
+            continue;
+        }
+        let (from, to) = (m.origin_index(), m.target_index());
+        let quick = !in_check
+            && !must_test_all
+            && from != king
+            && (sens >> from) & 1 == 0
+            && (sens >> to) & 1 == 0;
+        if quick {
+            i += 1;
+            continue;
+        }
+        let (moved, captured) = (work[from], work[to]);
+        work[to] = moved;
+        work[from] = 0;
+        let k = if from == king { to } else { king };
+        let ok = legal_after(&work, k);
+        work[from] = moved;
+        work[to] = captured;
+        if ok {
+            i += 1;
+        } else {
+            list.swap_remove(i);
+        }
+    }
+}
+
+impl Position for Xiangqi {
+    const VARIANT: Variant = Variant::Xiangqi;
+
+    fn from_setup(setup: &Setup) -> Result<Self, PositionError> {
+        validate_common(setup)?;
+        let pos = Xiangqi {
+            board: Board::from_setup(setup, Variant::Xiangqi),
+        };
+        let them = pos.board.turn.other().index();
+        if attacked(&pos.board.sq, pos.board.kings[them] as usize, 1 - them) {
+            return Err(PositionError::OppositeCheck);
+        }
+        Ok(pos)
+    }
+
+    #[inline]
+    fn board(&self) -> &Board {
+        &self.board
+    }
+
+    fn legal_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        pseudo_moves(&self.board, &mut list);
+        let them = self.board.turn.other().index();
+        filter_legal(
+            &self.board,
+            &mut list,
+            self.in_check(),
+            &XQ_KING_SENSITIVE,
+            false,
+            |sq, k| !attacked(sq, k, them),
+        );
+        list
+    }
+
+    fn is_check(&self) -> bool {
+        self.in_check()
+    }
+
+    #[inline]
+    fn play_unchecked(&mut self, m: Move) {
+        self.board.play_unchecked(m);
+    }
+
+    fn end(&self) -> Option<GameEnd> {
+        if !self.legal_moves().is_empty() {
+            return None;
+        }
+        let reason = if self.in_check() {
+            EndReason::Checkmate
+        } else {
+            EndReason::Stalemate
+        };
+        Some(GameEnd {
+            reason,
+            outcome: Outcome::Decisive {
+                winner: self.board.turn.other(),
+            },
+        })
+    }
+}
+
+fn in_own_palace(sq: Square, color: Color) -> bool {
+    let ranks = if color == Color::First { 0..=2 } else { 7..=9 };
+    (3..=5).contains(&sq.file()) && ranks.contains(&sq.rank())
+}
+
+/// Checks shared by both games: exactly one general per side, inside its palace. Other
+/// pieces may stand anywhere (real endgame studies do odd things, and nothing breaks).
+pub(crate) fn validate_common(setup: &Setup) -> Result<(), PositionError> {
+    for color in Color::ALL {
+        let mut kings = setup
+            .board
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| **p == Some(Piece::new(color, Role::King)))
+            .filter_map(|(i, _)| Square::new(i as u8));
+        match (kings.next(), kings.next()) {
+            (None, _) => return Err(PositionError::MissingKing(color)),
+            (Some(_), Some(_)) => return Err(PositionError::TooManyKings(color)),
+            (Some(k), None) if !in_own_palace(k, color) => {
+                return Err(PositionError::KingOutsidePalace(color))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
