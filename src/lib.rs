@@ -14,5 +14,6 @@
 //! ```
 
 pub mod cli;
+pub mod formats;
 pub mod notation;
 pub mod rules;

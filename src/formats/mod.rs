@@ -1,0 +1,8 @@
+//! Game record formats: readers that turn bytes into [`Game`]s without judging legality,
+//! and [`replay`], which resolves a game's moves against the rules.
+
+mod game;
+mod replay;
+
+pub use game::{Game, GameError, MoveNode, Source, Tags};
+pub use replay::{replay, Replay};
