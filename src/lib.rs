@@ -14,6 +14,7 @@
 //! ```
 
 pub mod cli;
+pub mod explorer;
 pub mod formats;
 pub mod notation;
 pub mod rules;
