@@ -1,1 +1,4 @@
-//! Integration tests.
+//! Integration tests: one binary, one module per area.
+
+mod common;
+mod rules;
