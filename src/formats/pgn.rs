@@ -257,7 +257,9 @@ fn read_game(lexer: &mut Lexer<'_>, file: &str, index: usize, default: Variant) 
             raw.push((n, v));
         }
     }
-    lexer.peek()?;
+    if raw.is_empty() && lexer.peek().is_none() {
+        return None;
+    }
     if raw.is_empty() && matches!(lexer.peek(), Some(Token::Result(_))) {
         // A result with nothing before it: nothing to read.
         lexer.next();
@@ -290,15 +292,8 @@ fn read_game(lexer: &mut Lexer<'_>, file: &str, index: usize, default: Variant) 
         },
     );
     game.start_fen = fen;
-    let result_tag = raw
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("result"))
-        .map(|(_, v)| v.clone());
     game.tags = tags::normalise(raw);
     read_movetext(lexer, &mut game);
-    if game.tags.result.is_none() && result_tag.is_none() {
-        // The result token is read into the raw tags only when there is no Result tag.
-    }
     Some(game)
 }
 
@@ -451,5 +446,13 @@ mod tests {
             let g = read_pgn("f", text, Variant::Xiangqi);
             assert!(g.len() <= 1);
         }
+        // Tags and nothing else is a game without moves.
+        let g = read_pgn(
+            "f",
+            "[Game \"Chinese Chess\"]\n[Result \"*\"]\n",
+            Variant::Xiangqi,
+        );
+        assert_eq!(g.len(), 1);
+        assert!(g[0].moves.is_empty());
     }
 }

@@ -109,6 +109,7 @@ const COLLECTIONS: &[Collection] = &[
 
 /// A reference game: start FEN and moves in Fairy-Stockfish squares (ranks 1–10).
 struct RefGame {
+    ok: bool,
     fen: String,
     moves: Vec<String>,
 }
@@ -119,9 +120,7 @@ fn load_reference(shared: &Path, name: &str) -> HashMap<(String, usize), RefGame
     let mut out = HashMap::new();
     for line in BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
         let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
-        if v["status"] != "ok" {
-            continue;
-        }
+        let ok = v["status"] == "ok";
         let file = shared
             .join(v["file"].as_str().unwrap())
             .display()
@@ -129,12 +128,10 @@ fn load_reference(shared: &Path, name: &str) -> HashMap<(String, usize), RefGame
         let index = v["game_index"].as_u64().unwrap() as usize;
         let moves = v["moves"]
             .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m.as_str().unwrap().to_string())
-            .collect();
-        let fen = v["fen"].as_str().unwrap().to_string();
-        out.insert((file, index), RefGame { fen, moves });
+            .map(|a| a.iter().map(|m| m.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default();
+        let fen = v["fen"].as_str().unwrap_or_default().to_string();
+        out.insert((file, index), RefGame { ok, fen, moves });
     }
     out
 }
@@ -192,6 +189,7 @@ struct Stats {
     ref_checked: usize,
     ref_agree: usize,
     ref_missing: usize,
+    ref_rejected: usize,
 }
 
 #[test]
@@ -214,6 +212,8 @@ fn shared_collections() {
         let reference = c.reference.map(|r| load_reference(&shared, r));
         let mut s = Stats::default();
         let mut disagreements = Vec::new();
+        let mut unseen: std::collections::BTreeSet<(String, usize)> =
+            reference.iter().flat_map(|r| r.keys().cloned()).collect();
         for r in read_path(&dir) {
             let (file, game) = match &r {
                 Ok(g) => (g.source.file.clone(), Some(g.source.index)),
@@ -226,6 +226,9 @@ fn shared_collections() {
                 outer
             };
             s.files.insert(outer.clone());
+            if let Some(i) = game {
+                unseen.remove(&(outer.clone(), i));
+            }
             if game.is_some() {
                 s.games += 1;
             }
@@ -241,7 +244,7 @@ fn shared_collections() {
                     s.legal += 1;
                     if let Some(refs) = &reference {
                         match refs.get(&(outer.clone(), g.source.index)) {
-                            Some(rg) => {
+                            Some(rg) if rg.ok => {
                                 s.ref_checked += 1;
                                 let want: Vec<Move> = rg.moves.iter().map(|m| fs_move(m)).collect();
                                 let same_start = AnyPosition::from_fen(g.variant, &rg.fen)
@@ -268,6 +271,7 @@ fn shared_collections() {
                                     ));
                                 }
                             }
+                            Some(_) => s.ref_rejected += 1,
                             None => s.ref_missing += 1,
                         }
                     }
@@ -297,6 +301,23 @@ fn shared_collections() {
             disagreements.len()
         )
         .unwrap();
+        if s.ref_missing + s.ref_rejected + unseen.len() > 0 {
+            writeln!(
+                table,
+                "      reference: {} games read here are not in it, {} replayed here are rejected by it, {} of its games not met here {:?}",
+                s.ref_missing,
+                s.ref_rejected,
+                unseen.len(),
+                unseen.iter().take(3).collect::<Vec<_>>()
+            )
+            .unwrap();
+            if !unseen.is_empty() || s.ref_rejected > 0 {
+                failures.push(format!(
+                    "{}: reference games not met or rejected by it",
+                    c.name
+                ));
+            }
+        }
         for (reason, n) in &s.rejects {
             writeln!(table, "      {n:>6}  {reason}").unwrap();
         }
