@@ -4,5 +4,13 @@
 mod game;
 mod replay;
 
+mod board90;
+pub mod cbf;
+pub mod cbl;
+pub mod cbr;
+pub mod ccbridge;
+pub mod dhtmlxq;
+pub mod xqf;
+
 pub use game::{Game, GameError, MoveNode, Source, Tags};
 pub use replay::{replay, Replay};
