@@ -2,9 +2,10 @@
 //! square by square, the start FEN it implies, canonical move text, the move tree that binary
 //! formats store in pre-order, and small header helpers (dates, results).
 
-use crate::rules::{Color, Outcome, Piece, Role, Setup, Square, Variant};
+use crate::notation::coord::{parse_coord, RankBase};
+use crate::rules::{AnyPosition, Color, Outcome, Piece, Role, Setup, Square, Variant};
 
-use super::game::MoveNode;
+use super::game::{Game, MoveNode};
 
 /// The sixteen pieces of one side in the order XQF and DhtmlXQ list them:
 /// 车马相仕帅仕相马车炮炮兵兵兵兵兵.
@@ -238,6 +239,25 @@ fn build_line(
         first = false;
     }
     Ok(line)
+}
+
+/// How far a game's main line replays with canonical 0–9 ranks: `None` when every move is
+/// legal, else the 1-based ply of the first bad move (0 for a bad start position).
+pub(crate) fn first_bad_ply(game: &Game) -> Option<usize> {
+    let start = match &game.start_fen {
+        Some(fen) => AnyPosition::from_fen(game.variant, fen).ok(),
+        None => Some(AnyPosition::new(game.variant)),
+    };
+    let Some(mut pos) = start else {
+        return Some(0);
+    };
+    for (i, node) in game.moves.iter().enumerate() {
+        match parse_coord(&pos, &node.text, Some(RankBase::Zero)) {
+            Ok(m) => pos.play_unchecked(m),
+            Err(_) => return Some(i + 1),
+        }
+    }
+    None
 }
 
 /// Normalises a date written as `2006.08.03`, `2006-8-3`, `2007年1月`, `1981` to `YYYY`,

@@ -1,6 +1,8 @@
 //! CCBridge (象棋桥) CBL libraries: a header (magic, UTF-16LE library name) followed by an
 //! index and then CBR records, each starting on a 4096-byte block boundary; a long record
-//! runs on into the following blocks. Every block that starts with the CBR magic is a game.
+//! runs on into the following blocks. Every block that starts with the CBR magic is a record;
+//! records with an empty board and no moves are section headings and are skipped, so a
+//! game's [`Source::index`] is its record index in the library.
 //!
 //! ```
 //! use qipu::formats::cbl;
@@ -70,7 +72,20 @@ pub fn read(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
             file: file.to_string(),
             index,
         };
-        out.push(cbr::read_record(&source, &bytes[start..end]));
+        let game = cbr::read_record(&source, &bytes[start..end]);
+        // Libraries use records with an empty board and no moves as section headings
+        // (their title names the section); they are not games. The indices of the games
+        // stay the record indices.
+        if let Ok(g) = &game {
+            let empty_board = g
+                .start_fen
+                .as_deref()
+                .is_some_and(|f| f.starts_with("9/9/9/9/9/9/9/9/9/9 "));
+            if empty_board && g.moves.is_empty() {
+                continue;
+            }
+        }
+        out.push(game);
     }
     out
 }

@@ -18,7 +18,6 @@ use encoding_rs::GBK;
 
 use super::board90::{self, Board90, Record, PIECE_ORDER};
 use super::game::{Game, GameError, Source};
-use super::replay::replay;
 use crate::notation::coord::RankBase;
 use crate::rules::{Color, Piece, Variant};
 
@@ -154,10 +153,7 @@ fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
             return Ok(g);
         }
         // Score a reading by how far its main line replays (None = fully).
-        let reach = match replay(&g) {
-            Ok(_) => None,
-            Err(e) => Some(e.ply.unwrap_or(0)),
-        };
+        let reach = board90::first_bad_ply(&g);
         let better = match (&best, reach) {
             (None, _) => true,
             (Some((_, Some(_))), None) => true,
