@@ -280,6 +280,31 @@ fn truncated_and_bad_files_are_errors() {
     assert!(e.reason.contains("does not exist"), "{e}");
 }
 
+#[test]
+fn dhtmlxq_many_branches_stay_bounded() {
+    // 20,000 alternatives to the first move, then 20,000 branches nested one inside the other.
+    let mut flat = String::from("[DhtmlXQ][DhtmlXQ_movelist]77477062[/DhtmlXQ_movelist]");
+    for b in 1..=20_000 {
+        flat.push_str(&format!(
+            "[DhtmlXQ_move_0_1_{b}]2625[/DhtmlXQ_move_0_1_{b}]"
+        ));
+    }
+    let started = std::time::Instant::now();
+    let g = one(dhtmlxq::read("flat", flat.as_bytes()));
+    assert_eq!(g.moves[0].variations.len(), 20_000);
+    let mut deep = String::from("[DhtmlXQ][DhtmlXQ_movelist]7747[/DhtmlXQ_movelist]");
+    for b in 1..=20_000 {
+        // Branch b is an alternative to the first move of branch b-1.
+        let p = b - 1;
+        deep.push_str(&format!(
+            "[DhtmlXQ_move_{p}_1_{b}]2625[/DhtmlXQ_move_{p}_1_{b}]"
+        ));
+    }
+    let r = dhtmlxq::read("deep", deep.as_bytes()).remove(0);
+    assert!(r.is_err());
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+}
+
 // ---------------------------------------------------------------- fuzzing
 
 /// xorshift64*: a small deterministic generator for mutations.

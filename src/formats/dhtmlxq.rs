@@ -446,50 +446,55 @@ fn assemble(
             return Err(format!("branch number {b} used twice"));
         }
     }
-    // Attach branches whose parent is known until nothing changes.
-    loop {
-        let ready: Vec<usize> = pending
-            .iter()
-            .filter(|(_, (p, _, _))| line_of.contains_key(p))
-            .map(|(b, _)| *b)
-            .collect();
-        if ready.is_empty() {
-            break;
-        }
-        for b in ready {
+    // Attach branches breadth-first from the main line: a branch can only be placed once the
+    // branch it hangs off is. Siblings go in ply order so that a branch continuing a line is
+    // in place before the alternatives to its moves.
+    let mut children: HashMap<usize, Vec<(usize, usize)>> = HashMap::new();
+    for (&b, &(p, s, _)) in &pending {
+        children.entry(p).or_default().push((s, b));
+    }
+    let mut depth_of: Vec<usize> = vec![0];
+    let mut queue = std::collections::VecDeque::from([0usize]);
+    while let Some(parent) = queue.pop_front() {
+        let Some(mut kids) = children.remove(&parent) else {
+            continue;
+        };
+        kids.sort_unstable();
+        for (_, b) in kids {
             let Some((p, s, text)) = pending.remove(&b) else {
                 continue;
             };
             let tag = format!("move_{p}_{s}_{b}");
             let moves = moves(&text, true).map_err(|e| format!("branch {tag}: {e}"))?;
-            if moves.is_empty() {
+            let Some(mut owner) = line_of.get(&p).copied() else {
                 continue;
-            }
-            let mut owner = line_of.get(&p).copied().unwrap_or(0);
+            };
             // An alternative to a ply before this line's start belongs to an ancestor line.
-            let mut hops = 0;
             while s < lines[owner].start {
                 owner = lines[owner]
                     .parent
                     .ok_or_else(|| format!("branch {tag}: ply {s} is before the game"))?;
-                hops += 1;
-                if hops > lines.len() {
-                    return Err(format!("branch {tag}: branches form a cycle"));
-                }
             }
             let at = s - lines[owner].start;
             let len = lines[owner].nodes.len();
-            if at < len {
+            if at < len && !moves.is_empty() {
+                let depth = depth_of[owner] + 1;
+                if depth > MAX_VARIATION_DEPTH {
+                    return Err(format!(
+                        "variations nested more than {MAX_VARIATION_DEPTH} deep"
+                    ));
+                }
                 let id = lines.len();
                 lines.push(Line {
                     start: s,
                     parent: Some(owner),
                     nodes: moves.into_iter().map(node).collect(),
                 });
+                depth_of.push(depth);
                 lines[owner].nodes[at].2.push(id);
                 line_of.insert(b, id);
-            } else if at == len {
-                // Continues the line past its end.
+            } else if at <= len {
+                // Continues the line past its end (or is empty): it shares that line.
                 lines[owner].nodes.extend(moves.into_iter().map(node));
                 line_of.insert(b, owner);
             } else {
@@ -498,6 +503,7 @@ fn assemble(
                     lines[owner].start + len - 1
                 ));
             }
+            queue.push_back(b);
         }
     }
     if let Some((b, (p, s, _))) = pending.into_iter().next() {

@@ -136,7 +136,14 @@ fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
     } else {
         Color::First
     };
-    let mut best: Option<(Game, Option<usize>)> = None;
+    if let [rotate] = rotations {
+        let board = decode_board(raw_pieces, *rotate, keys.as_ref())?;
+        let turn = board.turn_for(game.moves.first(), who_plays);
+        game.start_fen = board.start_fen(turn);
+        return Ok(game);
+    }
+    // Version 11: keep the reading whose main line replays furthest (fully, if one does).
+    let mut best: Option<(Option<String>, Option<usize>)> = None;
     let mut first_err = None;
     for &rotate in rotations {
         let board = match decode_board(raw_pieces, rotate, keys.as_ref()) {
@@ -146,14 +153,9 @@ fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
                 continue;
             }
         };
-        let mut g = game.clone();
-        let turn = board.turn_for(g.moves.first(), who_plays);
-        g.start_fen = board.start_fen(turn);
-        if rotations.len() == 1 {
-            return Ok(g);
-        }
-        // Score a reading by how far its main line replays (None = fully).
-        let reach = board90::first_bad_ply(&g);
+        let turn = board.turn_for(game.moves.first(), who_plays);
+        game.start_fen = board.start_fen(turn);
+        let reach = board90::first_bad_ply(&game);
         let better = match (&best, reach) {
             (None, _) => true,
             (Some((_, Some(_))), None) => true,
@@ -161,11 +163,14 @@ fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
             _ => false,
         };
         if better {
-            best = Some((g, reach));
+            best = Some((game.start_fen.clone(), reach));
         }
     }
     match best {
-        Some((g, _)) => Ok(g),
+        Some((fen, _)) => {
+            game.start_fen = fen;
+            Ok(game)
+        }
         None => Err(first_err.unwrap_or_else(|| "no start position".to_string())),
     }
 }
