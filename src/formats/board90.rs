@@ -263,17 +263,20 @@ pub(crate) fn first_bad_ply(game: &Game) -> Option<usize> {
 /// Normalises a date written as `2006.08.03`, `2006-8-3`, `2007年1月`, `1981` to `YYYY`,
 /// `YYYY-MM` or `YYYY-MM-DD`; `None` if no plausible year is found.
 pub(crate) fn normalise_date(text: &str) -> Option<String> {
-    let runs: Vec<u32> = text
+    let runs: Vec<&str> = text
         .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty() && s.len() <= 4)
-        .filter_map(|s| s.parse().ok())
+        .filter(|s| !s.is_empty())
         .collect();
-    let year = *runs.first()?;
-    if !(1000..=2999).contains(&year) {
-        return None;
+    let is_year = |s: &&str| s.len() == 4 && (1000..=2999).contains(&s.parse::<u32>().unwrap_or(0));
+    let pos = runs.iter().position(is_year)?;
+    let year: u32 = runs[pos].parse().ok()?;
+    if pos != 0 {
+        // `10-10-2000`: day and month order unknown; keep the year.
+        return Some(format!("{year:04}"));
     }
-    let month = runs.get(1).copied().filter(|m| (1..=12).contains(m));
-    let day = runs.get(2).copied().filter(|d| (1..=31).contains(d));
+    let num = |i: usize| runs.get(i).and_then(|s| s.parse::<u32>().ok());
+    let month = num(1).filter(|m| (1..=12).contains(m));
+    let day = month.and(num(2)).filter(|d| (1..=31).contains(d));
     Some(match (month, day) {
         (Some(m), Some(d)) => format!("{year:04}-{m:02}-{d:02}"),
         (Some(m), None) => format!("{year:04}-{m:02}"),
@@ -296,10 +299,11 @@ pub(crate) fn result_from_byte(b: u8) -> Option<Outcome> {
     }
 }
 
-/// Trims a decoded header or comment string; `None` when nothing is left.
+/// Trims a decoded header or comment string and turns CRLF into LF; `None` when nothing
+/// is left.
 pub(crate) fn clean(text: &str) -> Option<String> {
     let t = text.trim_matches(|c: char| c == '\0' || c.is_whitespace());
-    (!t.is_empty()).then(|| t.to_string())
+    (!t.is_empty()).then(|| t.replace("\r\n", "\n"))
 }
 
 #[cfg(test)]
@@ -316,6 +320,8 @@ mod tests {
         );
         assert_eq!(normalise_date("1981").as_deref(), Some("1981"));
         assert_eq!(normalise_date("第3轮"), None);
+        assert_eq!(normalise_date("10-10-2000").as_deref(), Some("2000"));
+        assert_eq!(normalise_date("20世纪30年代"), None);
     }
 
     #[test]
