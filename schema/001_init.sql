@@ -55,7 +55,8 @@ CREATE TABLE position_games (
 ) WITHOUT ROWID;
 
 -- Opening labels through each early position (ply < 30): the ECCO code (Xiangqi) or the
--- "first/second" formation pair (Janggi), with the number of games that carry it.
+-- "first/second" formation pair (Janggi), with the number of games that carry it; label ''
+-- counts the games without one (so that every early position has rows).
 CREATE TABLE position_openings (
     key    INTEGER NOT NULL,
     label  TEXT NOT NULL,

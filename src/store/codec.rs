@@ -48,7 +48,10 @@ pub(super) fn result_from_code(c: i64) -> Option<Outcome> {
 
 /// Moves as little-endian u16 codes.
 pub(super) fn pack_moves(moves: &[Move]) -> Vec<u8> {
-    moves.iter().flat_map(|m| m.to_u16().to_le_bytes()).collect()
+    moves
+        .iter()
+        .flat_map(|m| m.to_u16().to_le_bytes())
+        .collect()
 }
 
 /// The inverse of [`pack_moves`]; `None` if a code is not a move.

@@ -56,6 +56,26 @@ pub struct GameThrough {
     pub date: Option<String>,
     /// Event.
     pub event: Option<String>,
+    /// ECCO code as tagged.
+    pub ecco: Option<String>,
+    /// Janggi formation of the first player.
+    pub first_formation: Option<String>,
+    /// Janggi formation of the second player.
+    pub second_formation: Option<String>,
+}
+
+impl GameThrough {
+    /// The game's opening label as stored in `position_openings`: its ECCO code (Xiangqi)
+    /// or `first/second` formations (Janggi).
+    pub fn opening_label(&self, variant: Variant) -> Option<String> {
+        match variant {
+            Variant::Xiangqi => self.ecco.as_deref().and_then(super::record::normal_ecco),
+            Variant::Janggi => super::record::formation_label(
+                self.first_formation.as_deref(),
+                self.second_formation.as_deref(),
+            ),
+        }
+    }
 }
 
 /// An opening label and how many games through the position carry it.
@@ -227,7 +247,7 @@ impl Store {
     ) -> Result<Vec<GameThrough>, StoreError> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT g.id, p.mv, g.first, g.second, g.first_rating, g.second_rating, g.result, \
-             g.date, g.event FROM position_games p JOIN games g ON g.id = p.game_id \
+             g.date, g.event, g.ecco, g.first_formation, g.second_formation FROM position_games p JOIN games g ON g.id = p.game_id \
              WHERE p.key = ?1 ORDER BY p.rank, p.game_id LIMIT ?2",
         )?;
         let lim = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
@@ -244,6 +264,9 @@ impl Store {
                     result: result_from_code(r.get(6)?),
                     date: r.get(7)?,
                     event: r.get(8)?,
+                    ecco: r.get(9)?,
+                    first_formation: r.get(10)?,
+                    second_formation: r.get(11)?,
                 },
             ))
         })?;
@@ -256,9 +279,9 @@ impl Store {
         Ok(out)
     }
 
-    /// Opening labels tagged on the games through a position, most frequent first. Uses the
-    /// precomputed `position_openings` rows for early positions and counts the games through
-    /// the position otherwise.
+    /// Opening labels tagged on the games through a position, most frequent first (games
+    /// without a label are left out). Uses the precomputed `position_openings` rows for early
+    /// positions and counts the games through the position otherwise.
     ///
     /// # Errors
     /// [`StoreError`] if SQLite fails.
@@ -275,29 +298,20 @@ impl Store {
             })?
             .collect::<Result<_, _>>()?;
         if out.is_empty() {
-            let sql = match variant {
-                Variant::Xiangqi => {
-                    "SELECT upper(trim(g.ecco)) AS label, count(*) AS n FROM position_games p \
-                     JOIN games g ON g.id = p.game_id WHERE p.key = ?1 AND g.ecco IS NOT NULL \
-                     AND length(trim(g.ecco)) = 3 GROUP BY label ORDER BY n DESC, label"
-                }
-                Variant::Janggi => {
-                    "SELECT coalesce(g.first_formation, '?') || '/' || coalesce(g.second_formation, '?') \
-                     AS label, count(*) AS n FROM position_games p JOIN games g ON g.id = p.game_id \
-                     WHERE p.key = ?1 AND (g.first_formation IS NOT NULL OR g.second_formation IS NOT NULL) \
-                     GROUP BY label ORDER BY n DESC, label"
-                }
-            };
-            let mut stmt = self.conn.prepare_cached(sql)?;
-            out = stmt
-                .query_map([key as i64], |r| {
-                    Ok(OpeningRow {
-                        label: r.get(0)?,
-                        games: count(r.get(1)?),
-                    })
-                })?
-                .collect::<Result<_, _>>()?;
+            // Deep position (no game reached it before ply OPENING_PLIES): few games go
+            // through it, count their labels.
+            let mut n: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+            for g in self.games_through(key, None)? {
+                *n.entry(g.opening_label(variant).unwrap_or_default())
+                    .or_default() += 1;
+            }
+            out = n
+                .into_iter()
+                .map(|(label, games)| OpeningRow { label, games })
+                .collect();
+            out.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.label.cmp(&b.label)));
         }
+        out.retain(|o| !o.label.is_empty());
         Ok(out)
     }
 
@@ -409,7 +423,8 @@ impl Store {
         let positions = one("SELECT count(*) FROM (SELECT DISTINCT key FROM moves)")?;
         let position_moves = one("SELECT count(*) FROM moves")?;
         let position_games = one("SELECT count(*) FROM position_games")?;
-        let size_bytes = one("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size")?;
+        let size_bytes =
+            one("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size")?;
         let mut stmt = self.conn.prepare(
             "SELECT event, count(*) AS n FROM games WHERE event IS NOT NULL AND event <> '' \
              GROUP BY event ORDER BY n DESC, event LIMIT 10",

@@ -58,7 +58,8 @@ impl GameRecord {
     pub fn from_game(game: &Game, max_ply: usize) -> Result<GameRecord, GameError> {
         let rep = replay(game)?;
         let limit = if max_ply == 0 { usize::MAX } else { max_ply };
-        let mut positions: Vec<(u64, u16, u16)> = Vec::with_capacity(rep.moves.len().min(limit) + 1);
+        let mut positions: Vec<(u64, u16, u16)> =
+            Vec::with_capacity(rep.moves.len().min(limit) + 1);
         let mut index: Option<std::collections::HashMap<u64, usize>> = None;
         let mut pos = rep.start.clone();
         let mut note = |key: u64, code: u16, ply: usize, positions: &mut Vec<(u64, u16, u16)>| {
@@ -72,8 +73,11 @@ impl GameRecord {
                     if let Some(map) = &mut index {
                         map.insert(key, positions.len());
                     } else if positions.len() >= 64 {
-                        let mut map: std::collections::HashMap<u64, usize> =
-                            positions.iter().enumerate().map(|(i, p)| (p.0, i)).collect();
+                        let mut map: std::collections::HashMap<u64, usize> = positions
+                            .iter()
+                            .enumerate()
+                            .map(|(i, p)| (p.0, i))
+                            .collect();
                         map.insert(key, positions.len());
                         index = Some(map);
                     }
@@ -117,14 +121,10 @@ impl GameRecord {
         );
         let opening_label = match game.variant {
             Variant::Xiangqi => tags.ecco.as_deref().and_then(normal_ecco),
-            Variant::Janggi => match (&tags.first_formation, &tags.second_formation) {
-                (None, None) => None,
-                (a, b) => Some(format!(
-                    "{}/{}",
-                    a.as_deref().unwrap_or("?"),
-                    b.as_deref().unwrap_or("?")
-                )),
-            },
+            Variant::Janggi => formation_label(
+                tags.first_formation.as_deref(),
+                tags.second_formation.as_deref(),
+            ),
         };
         Ok(GameRecord {
             variant: game.variant,
@@ -143,12 +143,26 @@ impl GameRecord {
     }
 }
 
+/// `first/second` formations, `?` for an unknown one; `None` if both are unknown.
+pub(super) fn formation_label(first: Option<&str>, second: Option<&str>) -> Option<String> {
+    fn clean(f: Option<&str>) -> Option<&str> {
+        f.map(str::trim).filter(|f| !f.is_empty())
+    }
+    match (clean(first), clean(second)) {
+        (None, None) => None,
+        (a, b) => Some(format!("{}/{}", a.unwrap_or("?"), b.unwrap_or("?"))),
+    }
+}
+
 /// `c48` → `C48`; anything that is not a letter A–E and two digits → `None`.
-fn normal_ecco(code: &str) -> Option<String> {
+pub(super) fn normal_ecco(code: &str) -> Option<String> {
     let c = code.trim().to_ascii_uppercase();
     let b = c.as_bytes();
-    (b.len() == 3 && (b'A'..=b'E').contains(&b[0]) && b[1].is_ascii_digit() && b[2].is_ascii_digit())
-        .then_some(c)
+    (b.len() == 3
+        && (b'A'..=b'E').contains(&b[0])
+        && b[1].is_ascii_digit()
+        && b[2].is_ascii_digit())
+    .then_some(c)
 }
 
 #[cfg(test)]

@@ -44,15 +44,18 @@ impl Agg {
             Some(Outcome::Draw) => self.draws += 1,
             None => {}
         }
-        for rating in [r.tags.first_rating, r.tags.second_rating].into_iter().flatten() {
+        for rating in [r.tags.first_rating, r.tags.second_rating]
+            .into_iter()
+            .flatten()
+        {
             self.rating_sum += i64::from(rating);
             self.rating_count += 1;
         }
         if let Some(d) = &r.tags.date {
-            if self.first_date.as_ref().map_or(true, |f| d < f) {
+            if self.first_date.as_ref().is_none_or(|f| d < f) {
                 self.first_date = Some(d.clone());
             }
-            if self.last_date.as_ref().map_or(true, |l| d > l) {
+            if self.last_date.as_ref().is_none_or(|l| d > l) {
                 self.last_date = Some(d.clone());
             }
         }
@@ -75,7 +78,8 @@ const UPSERT_MOVE: &str = "INSERT INTO moves (key, mv, games, first_wins, draws,
     last_date = CASE WHEN excluded.last_date IS NOT NULL AND (last_date IS NULL OR excluded.last_date > last_date) \
         THEN excluded.last_date ELSE last_date END";
 
-const UPSERT_OPENING: &str = "INSERT INTO position_openings (key, label, games) VALUES (?1, ?2, ?3) \
+const UPSERT_OPENING: &str =
+    "INSERT INTO position_openings (key, label, games) VALUES (?1, ?2, ?3) \
     ON CONFLICT (key, label) DO UPDATE SET games = games + excluded.games";
 
 const INSERT_POSITION_GAME: &str =
@@ -131,10 +135,9 @@ impl Store {
                 for &(key, mv, ply) in &r.positions {
                     moves.entry((key, mv)).or_default().add(r);
                     links.push((key as i64, rk, id, mv));
-                    if let Some(label) = &r.opening_label {
-                        if usize::from(ply) < OPENING_PLIES {
-                            *openings.entry((key, label.as_str())).or_default() += 1;
-                        }
+                    if usize::from(ply) < OPENING_PLIES {
+                        let label = r.opening_label.as_deref().unwrap_or("");
+                        *openings.entry((key, label)).or_default() += 1;
                     }
                 }
             }
