@@ -168,7 +168,7 @@ mod tests {
 
     #[test]
     fn rank_orders_rating_then_date() {
-        let a = rank([Some(2600), Some(2400)], Some("2001"));
+        let a = rank([Some(2600), Some(2500)], Some("2001"));
         let b = rank([Some(2500), None], Some("2020-01-01"));
         let c = rank([None, None], Some("2020-01-02"));
         let d = rank([None, None], Some("2020-01"));
