@@ -18,21 +18,49 @@ pub struct BatchOutcome {
     pub duplicates: u64,
 }
 
+/// Hasher for maps keyed by Zobrist keys, which are already uniformly random: one
+/// multiply-xorshift instead of SipHash.
+#[derive(Default, Clone, Copy)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        let z = self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        z ^ (z >> 29)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 ^= n;
+    }
+    fn write_u16(&mut self, n: u16) {
+        self.0 = self.0.rotate_left(16) ^ u64::from(n);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 ^= n as u64;
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<KeyHasher>>;
+
 /// Statistics of one (position, move) summed over a batch.
 #[derive(Default)]
-struct Agg {
+struct Agg<'a> {
     games: i64,
     first_wins: i64,
     draws: i64,
     second_wins: i64,
     rating_sum: i64,
     rating_count: i64,
-    first_date: Option<String>,
-    last_date: Option<String>,
+    first_date: Option<&'a str>,
+    last_date: Option<&'a str>,
 }
 
-impl Agg {
-    fn add(&mut self, r: &GameRecord) {
+impl<'a> Agg<'a> {
+    fn add(&mut self, r: &'a GameRecord) {
         self.games += 1;
         match r.result {
             Some(Outcome::Decisive {
@@ -51,12 +79,12 @@ impl Agg {
             self.rating_sum += i64::from(rating);
             self.rating_count += 1;
         }
-        if let Some(d) = &r.tags.date {
-            if self.first_date.as_ref().is_none_or(|f| d < f) {
-                self.first_date = Some(d.clone());
+        if let Some(d) = r.tags.date.as_deref() {
+            if self.first_date.is_none_or(|f| d < f) {
+                self.first_date = Some(d);
             }
-            if self.last_date.as_ref().is_none_or(|l| d > l) {
-                self.last_date = Some(d.clone());
+            if self.last_date.is_none_or(|l| d > l) {
+                self.last_date = Some(d);
             }
         }
     }
@@ -95,8 +123,8 @@ impl Store {
     pub fn write_batch(&mut self, records: &[GameRecord]) -> Result<BatchOutcome, StoreError> {
         let tx = self.conn.transaction()?;
         let mut out = BatchOutcome::default();
-        let mut moves: HashMap<(u64, u16), Agg> = HashMap::new();
-        let mut openings: HashMap<(u64, &str), i64> = HashMap::new();
+        let mut moves: FastMap<(u64, u16), Agg> = FastMap::default();
+        let mut openings: FastMap<(u64, &str), i64> = FastMap::default();
         let mut links: Vec<(i64, i64, i64, u16)> = Vec::new();
         {
             let mut insert = tx.prepare_cached(INSERT_GAME)?;
