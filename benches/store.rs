@@ -40,7 +40,11 @@ fn generate(n: usize) -> Vec<Game> {
                 }
                 legal.sort();
                 // Narrow choice early so that openings are shared, as in real collections.
-                let m = legal[rnd(if ply < 8 { legal.len().min(4) } else { legal.len() })];
+                let m = legal[rnd(if ply < 8 {
+                    legal.len().min(4)
+                } else {
+                    legal.len()
+                })];
                 pos.play_unchecked(m);
                 g.moves.push(MoveNode::new(m.to_string()));
             }

@@ -289,6 +289,15 @@ fn explorer_numbers_equal_an_independent_count() {
     }
     assert_eq!(report.imported, distinct.len() as u64);
 
+    let start = explore(&store, &query(&[])).unwrap();
+    let h2e2 = start.moves.iter().find(|m| m.mv == "h2e2");
+    if let Some(m) = h2e2 {
+        assert_eq!(m.notation["wxf"], "C2.5");
+        assert_eq!(m.notation["chinese"], "炮二平五");
+    }
+    for m in &start.moves {
+        assert!(m.notation.contains_key("wxf") && m.notation.contains_key("chinese"));
+    }
     let mut checked = 0;
     for line in probe_lines(&games) {
         let key = key_after(&line);
@@ -573,4 +582,37 @@ fn stored_games_stream_back_exactly() {
         assert_eq!(store.game(s.id).unwrap().as_ref(), Some(s));
     }
     assert_eq!(store.game(1_000_000).unwrap(), None);
+}
+
+#[test]
+fn moves_carry_wxf_chinese_and_korean_notation() {
+    let mut xq = Game::new(Variant::Xiangqi, Source::default());
+    xq.moves = ["h2e2", "h9g7"].iter().map(|m| MoveNode::new(*m)).collect();
+    let mut jg = Game::new(Variant::Janggi, Source::default());
+    jg.moves = vec![MoveNode::new("h0g2")];
+    let mut store = Store::open_in_memory().unwrap();
+    import(
+        &mut store,
+        vec![Ok(xq), Ok(jg)].into_iter(),
+        &ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    let start = explore(&store, &query(&[])).unwrap();
+    assert_eq!(start.moves[0].notation["wxf"], "C2.5");
+    assert_eq!(start.moves[0].notation["chinese"], "炮二平五");
+    // Any notation in, the reply to 炮二平五 is Black's 马８进７ (full-width digit).
+    let mut q = query(&[]);
+    q.moves = vec!["炮二平五".into()];
+    let reply = explore(&store, &q).unwrap();
+    assert_eq!(reply.moves[0].mv, "h9g7");
+    assert_eq!(reply.moves[0].notation["chinese"], "马８进７");
+    assert_eq!(reply.moves[0].notation["wxf"], "H8+7");
+    let q = Query {
+        variant: "janggi".into(),
+        ..Query::default()
+    };
+    let janggi = explore(&store, &q).unwrap();
+    assert_eq!(janggi.moves[0].notation["korean"], "08마87");
+    assert!(!janggi.moves[0].notation.contains_key("wxf"));
 }

@@ -37,7 +37,7 @@ pub use opening::{ecco_name, opening_from_label};
 pub use types::{Explore, GameSummary, MoveStats, Opening, Query};
 
 use crate::{
-    notation::parse_move,
+    notation::{parse_move, render, Notation},
     rules::{AnyPosition, Color, JanggiRules, Move, Outcome, Variant},
     store::{GameThrough, Store, StoreError},
 };
@@ -282,9 +282,26 @@ fn mirror_key(pos: &AnyPosition) -> Result<Option<u64>, Error> {
     Ok((k != pos.key()).then_some(k))
 }
 
-/// Other notations of a move, for the `notation` object of [`MoveStats`].
-fn notations(_pos: &AnyPosition, _m: Move) -> BTreeMap<String, String> {
-    BTreeMap::new()
+/// Other notations of a move, for the `notation` object of [`MoveStats`]: `wxf` and
+/// `chinese` (simplified) for Xiangqi, `korean` for Janggi.
+pub fn notations(pos: &AnyPosition, m: Move) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    match pos.variant() {
+        Variant::Xiangqi => {
+            out.insert("wxf".to_string(), render(pos, m, Notation::Wxf));
+            out.insert(
+                "chinese".to_string(),
+                render(pos, m, Notation::Chinese { traditional: false }),
+            );
+        }
+        Variant::Janggi => {
+            out.insert(
+                "korean".to_string(),
+                render(pos, m, Notation::Korean { hanja: false }),
+            );
+        }
+    }
+    out
 }
 
 /// Answers a query from the store: the position's totals, its moves (most played first),
