@@ -5,3 +5,4 @@ mod common;
 mod notation;
 mod pipeline;
 mod rules;
+mod store;

@@ -46,7 +46,15 @@ fn read_inputs(paths: &[PathBuf]) -> impl Iterator<Item = Result<Game, GameError
     paths
         .to_vec()
         .into_iter()
-        .flat_map(crate::formats::read_path)
+        .flat_map(|p| crate::formats::read_path(&p))
+}
+
+/// Peak resident memory of this process in bytes (Linux `VmHWM`), if known.
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 fn error_json(e: &GameError) -> serde_json::Value {
@@ -122,6 +130,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
         },
     )?;
     pb.finish_and_clear();
+    store.checkpoint()?;
     let secs = started.elapsed().as_secs_f64();
     let rate = report.games_read as f64 / secs.max(1e-9);
     if let Some(path) = &args.report {
@@ -138,6 +147,8 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
             "rejected": report.rejected,
             "seconds": secs,
             "games_per_second": rate,
+            "peak_rss_bytes": peak_rss_bytes(),
+            "db_bytes": std::fs::metadata(&args.db).ok().map(|m| m.len()),
             "errors": report.errors.iter().map(error_json).collect::<Vec<_>>(),
         });
         serde_json::to_writer_pretty(&mut out, &doc)?;

@@ -168,6 +168,18 @@ impl Store {
         }
     }
 
+    /// Moves the WAL's content into the main file and truncates the WAL (end of an import),
+    /// so that the file alone holds the database and its size is the real size.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn checkpoint(&self) -> Result<(), StoreError> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        self.conn.execute_batch("PRAGMA optimize")?;
+        Ok(())
+    }
+
     fn meta(&self, name: &str) -> Result<Option<String>, StoreError> {
         use rusqlite::OptionalExtension;
         Ok(self
