@@ -1,1 +1,3 @@
 //! Integration tests.
+
+mod book;

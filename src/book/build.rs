@@ -367,7 +367,7 @@ pub fn build<S: KeyScheme>(
             })
         })
         .collect();
-    records.sort_by(|a, b| (a.key, a.mv).cmp(&(b.key, b.mv)));
+    records.sort_by_key(|r| (r.key, r.mv));
     Ok(BuiltBook {
         variant: variant.unwrap_or(Variant::Xiangqi),
         options: opts.clone(),

@@ -75,7 +75,7 @@ pub(crate) fn lookup_with_mirror(
             .filter(|m| pos.is_legal(m.mv))
             .collect();
         if !moves.is_empty() {
-            moves.sort_by(|a, b| b.weight.cmp(&a.weight));
+            moves.sort_by_key(|m| std::cmp::Reverse(m.weight));
             return Ok(Probed { mirrored, moves });
         }
     }

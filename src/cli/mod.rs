@@ -1,6 +1,7 @@
 //! The `qipu` command line. The only module that knows clap.
 
 mod position_args;
+mod probe;
 mod rules_cmds;
 
 use std::{io::Write, process::ExitCode};
@@ -21,6 +22,8 @@ enum Command {
     Perft(rules_cmds::PerftArgs),
     /// Print the legal moves of a position, sorted, on one line.
     Moves(rules_cmds::MovesArgs),
+    /// Read a book back: the moves stored for a position (BOOK.DAT, .obk or qipu).
+    Probe(probe::ProbeArgs),
 }
 
 /// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
@@ -30,6 +33,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => rules_cmds::perft(&args),
         Command::Moves(args) => rules_cmds::moves(&args),
+        Command::Probe(args) => probe::probe(&args),
     };
     match result {
         Ok(code) => code,
