@@ -19,40 +19,12 @@ use qipu::book::{
 };
 use qipu::rules::{AnyPosition, Color, Move, Outcome, Setup, Square, Variant};
 
-fn shared() -> Option<PathBuf> {
-    let dir = std::env::var_os("QIPU_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: ../shared not found");
-        None
-    }
-}
+use crate::common::{fs_move, shared_dir};
 
 fn tmp(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("book-tests");
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
-}
-
-/// A Fairy-Stockfish square (`e10`, ranks 1–10).
-fn fs_square(text: &str) -> Square {
-    let file = text.as_bytes()[0] - b'a';
-    let rank: u8 = text[1..].parse().unwrap();
-    Square::from_coords(file, rank - 1).unwrap()
-}
-
-/// A Fairy-Stockfish move (`b3e3`, `e10e9`; king to itself = pass).
-fn fs_move(text: &str) -> Move {
-    let second = text[1..].find(|c: char| c.is_ascii_alphabetic()).unwrap() + 1;
-    let (from, to) = (fs_square(&text[..second]), fs_square(&text[second..]));
-    if from == to {
-        Move::PASS
-    } else {
-        Move::new(from, to)
-    }
 }
 
 fn outcome(result: &str) -> Option<Outcome> {
@@ -512,7 +484,7 @@ fn probe_text(book: &Path, moves: &[&str]) -> Vec<(String, i64)> {
 #[test]
 #[ignore = "needs ../shared (run by .ci/run)"]
 fn elephanteye_book_start_position_and_h2e2_replies() {
-    let Some(shared) = shared() else { return };
+    let Some(shared) = shared_dir() else { return };
     let path = shared.join("data/books/eleeye-BOOK.DAT");
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(qipu::book::detect(&bytes), Some(Format::Eleeye));
@@ -562,7 +534,7 @@ fn ccgc(shared: &Path) -> Vec<BookGame> {
 #[test]
 #[ignore = "needs ../shared (run by .ci/run)"]
 fn makebook_record_counts_on_the_ccgc_games() {
-    let Some(shared) = shared() else { return };
+    let Some(shared) = shared_dir() else { return };
     let games = ccgc(&shared);
     let mut opts = BookOptions::for_format(Format::Eleeye);
     assert_eq!((opts.weights, opts.ratio), (Weights::Eleeye, 4));
@@ -622,7 +594,7 @@ fn makebook_record_counts_on_the_ccgc_games() {
 #[test]
 #[ignore = "needs ../shared (run by .ci/run)"]
 fn round_trip_every_format_on_the_ccgc_games() {
-    let Some(shared) = shared() else { return };
+    let Some(shared) = shared_dir() else { return };
     let games = ccgc(&shared);
     for format in [Format::Eleeye, Format::Obk, Format::Qipu] {
         let mut opts = BookOptions::for_format(format);
@@ -633,12 +605,15 @@ fn round_trip_every_format_on_the_ccgc_games() {
     }
 }
 
+/// vmove, vscore, vwin, vdraw, vlost.
+type ObkRow = (i64, i64, i64, i64, i64);
+
 /// An `.obk` reader written from books.md §2 alone: the key from the table file, rows read with
 /// plain SQL, keys decoded from INTEGER or REAL storage.
 struct ObkReader {
     table: Vec<u64>,
     player: u64,
-    rows: HashMap<u64, Vec<(i64, i64, i64, i64, i64)>>,
+    rows: HashMap<u64, Vec<ObkRow>>,
 }
 
 impl ObkReader {
@@ -727,7 +702,7 @@ impl ObkReader {
 #[test]
 #[ignore = "needs ../shared (run by .ci/run)"]
 fn obk_written_by_qipu_read_by_an_independent_reader() {
-    let Some(shared) = shared() else { return };
+    let Some(shared) = shared_dir() else { return };
     let games = ccgc(&shared);
     let opts = BookOptions::for_format(Format::Obk);
     assert_eq!(opts.mirror, MirrorMode::Keep);

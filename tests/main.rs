@@ -1,3 +1,6 @@
-//! Integration tests.
+//! Integration tests: one binary, one module per area.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod book;
+mod common;
+mod rules;
