@@ -47,7 +47,7 @@
 //! move and its mirror image. Readers look a position up as it stands, then as its mirror image.
 //!
 //! ```
-//! use qipu::book::{build, qipu::{self, QipuBook, QipuKeys}, BookGame, BookOptions, Format};
+//! use qipu::book::{build, qipu::{write, QipuBook, QipuKeys}, BookGame, BookOptions, Format};
 //! use qipu::rules::{AnyPosition, Move, Variant};
 //! let game = BookGame {
 //!     start: AnyPosition::new(Variant::Janggi),
@@ -56,7 +56,7 @@
 //! };
 //! let built = build::<QipuKeys>([Ok(game)].into_iter(), &BookOptions::for_format(Format::Qipu))?;
 //! let mut bytes = Vec::new();
-//! qipu::write(&built, &mut bytes)?;
+//! write(&built, &mut bytes)?;
 //! let book = QipuBook::from_bytes(bytes)?;
 //! let probed = book.probe(&AnyPosition::new(Variant::Janggi))?;
 //! assert_eq!(probed.moves[0].mv, Move::PASS);
