@@ -156,7 +156,7 @@ fn benches(c: &mut Criterion) {
         jg.len()
     );
     let dir = out_dir();
-    let input = |games: &[BookGame]| games.to_vec().into_iter().map(Ok);
+    let input = |games: &[BookGame]| games.iter().cloned().map(Ok);
 
     // One timed build per format with the sizes, then criterion samples.
     let t = Instant::now();

@@ -32,13 +32,13 @@
 //! ```
 
 use std::{
-    collections::{HashMap, HashSet},
+    collections::HashMap,
     fmt,
-    hash::Hash,
+    hash::{BuildHasherDefault, Hash, Hasher},
 };
 
 use super::{BookError, Format};
-use crate::rules::{AnyPosition, Color, Move, Outcome, Variant};
+use crate::rules::{AnyPosition, Color, JanggiRules, Move, Outcome, Variant};
 
 /// One game to learn from: where it starts, the moves played (legal, in qipu's encoding) and
 /// its result if known.
@@ -216,6 +216,42 @@ pub trait KeyScheme {
     fn mirror_key(pos: &AnyPosition) -> Self::Key;
 }
 
+/// A move's counts while building, with the last game (1-based) that counted it.
+#[derive(Default)]
+struct Tally {
+    stats: MoveStats,
+    last_game: u32,
+}
+
+/// Hasher for keys that are already Zobrist hashes: a multiply-rotate mix of the words written.
+#[derive(Clone, Copy, Default)]
+struct FastHasher(u64);
+
+impl Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u16(&mut self, n: u16) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(26) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type FastHash = BuildHasherDefault<FastHasher>;
+
 /// The (key, move) pairs a ply is counted under.
 fn emissions<S: KeyScheme>(
     pos: &AnyPosition,
@@ -300,12 +336,12 @@ pub fn build<S: KeyScheme>(
     games: impl Iterator<Item = Result<BookGame, BookError>>,
     opts: &BookOptions,
 ) -> Result<BuiltBook<S::Key>, BookError> {
-    let mut table: HashMap<(S::Key, Move), MoveStats> = HashMap::new();
-    let mut seen: HashSet<(S::Key, Move)> = HashSet::new();
+    let mut table: HashMap<(S::Key, Move), Tally, FastHash> = HashMap::default();
     let mut variant = None;
     let mut count = 0;
     for (index, game) in games.enumerate() {
         let game = game?;
+        let game_no = u32::try_from(index + 1).unwrap_or(u32::MAX);
         count += 1;
         let v = game.start.variant();
         if !S::supports(v) {
@@ -318,8 +354,9 @@ pub fn build<S: KeyScheme>(
                 "games of both variants".into(),
             ));
         }
-        let mut pos = game.start.clone();
-        seen.clear();
+        // Real records are played under the game servers' Janggi rules (play goes on after
+        // bikjang and double passes), as `formats::replay` does.
+        let mut pos = game.start.clone().with_janggi_rules(JanggiRules::SERVER);
         for (ply, &m) in game.moves.iter().enumerate() {
             if opts.max_ply > 0 && ply >= opts.max_ply {
                 break;
@@ -336,10 +373,15 @@ pub fn build<S: KeyScheme>(
                 let value = eleeye_value(mover, game.result);
                 let (pairs, n) = emissions::<S>(&pos, m, opts.mirror);
                 for &pair in &pairs[..n] {
-                    let s = table.entry(pair).or_default();
+                    let Tally {
+                        stats: s,
+                        last_game,
+                    } = table.entry(pair).or_default();
                     s.plays = s.plays.saturating_add(1);
                     s.eleeye += value;
-                    if seen.insert(pair) {
+                    // first time in this game: count the game once
+                    if *last_game != game_no {
+                        *last_game = game_no;
                         s.games = s.games.saturating_add(1);
                         match game.result {
                             Some(Outcome::Draw) => s.draws = s.draws.saturating_add(1),
@@ -358,7 +400,7 @@ pub fn build<S: KeyScheme>(
     let candidates = table.len();
     let mut records: Vec<BookRecord<S::Key>> = table
         .into_iter()
-        .filter_map(|((key, mv), stats)| {
+        .filter_map(|((key, mv), Tally { stats, .. })| {
             select(&stats, opts).map(|weight| BookRecord {
                 key,
                 mv,

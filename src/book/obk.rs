@@ -200,7 +200,7 @@ impl ObkBook {
             }
             let counts = has("vwin") && has("vdraw") && has("vlost");
             let query = format!(
-                "SELECT vmove, vscore{} FROM {} WHERE (vkey = ?1 OR vkey = ?2){} ORDER BY rowid",
+                "SELECT vmove, vscore{} FROM {} WHERE vkey IN (?1, ?2){} ORDER BY rowid",
                 if counts { ", vwin, vdraw, vlost" } else { "" },
                 quote(&table),
                 if has("vvalid") { " AND vvalid = 1" } else { "" }

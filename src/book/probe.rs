@@ -65,14 +65,20 @@ pub(crate) fn lookup_with_mirror(
     pos: &AnyPosition,
     mut lookup: impl FnMut(bool) -> Result<Vec<ProbeMove>, BookError>,
 ) -> Result<Probed, BookError> {
+    let mut legal = None;
     for mirrored in [false, true] {
-        let mut moves: Vec<ProbeMove> = lookup(mirrored)?
+        let found = lookup(mirrored)?;
+        if found.is_empty() {
+            continue;
+        }
+        let legal = legal.get_or_insert_with(|| pos.legal_moves());
+        let mut moves: Vec<ProbeMove> = found
             .into_iter()
             .map(|m| ProbeMove {
                 mv: if mirrored { m.mv.mirror() } else { m.mv },
                 ..m
             })
-            .filter(|m| pos.is_legal(m.mv))
+            .filter(|m| legal.contains(m.mv))
             .collect();
         if !moves.is_empty() {
             moves.sort_by_key(|m| std::cmp::Reverse(m.weight));
