@@ -16,7 +16,7 @@ use qipu::book::{
     eleeye::{self, EleeyeKeys},
     obk::{self, ObkKeys},
     qipu::{self as qbook, QipuKeys},
-    Book, BookGame, BookOptions, Format,
+    Book, BookError, BookGame, BookOptions, Format,
 };
 use qipu::rules::{AnyPosition, Color, Move, Outcome, Square, Variant};
 
@@ -156,7 +156,9 @@ fn benches(c: &mut Criterion) {
         jg.len()
     );
     let dir = out_dir();
-    let input = |games: &[BookGame]| games.iter().cloned().map(Ok);
+    fn input(games: &[BookGame]) -> impl Iterator<Item = Result<BookGame, BookError>> + '_ {
+        games.iter().cloned().map(Ok)
+    }
 
     // One timed build per format with the sizes, then criterion samples.
     let t = Instant::now();

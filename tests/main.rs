@@ -3,4 +3,6 @@
 
 mod book;
 mod common;
+mod formats;
+mod notation;
 mod rules;
