@@ -755,3 +755,161 @@ fn obk_written_by_qipu_read_by_an_independent_reader() {
     }
     assert!(high > 100, "{high}");
 }
+
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn makebook_from_the_ccgc_pgn_files_themselves() {
+    let Some(shared) = shared_dir() else { return };
+    let mut games = Vec::new();
+    for game in qipu::formats::read_path(&shared.join("data/xiangqi/eleeye-ccgc")) {
+        let game = game.unwrap();
+        let replay = qipu::formats::replay(&game).unwrap();
+        games.push(BookGame {
+            start: replay.start,
+            moves: replay.moves,
+            result: game.tags.result,
+        });
+    }
+    assert_eq!(games.len(), 20);
+    let reference = ccgc(&shared);
+    let mut opts = BookOptions::for_format(Format::Eleeye);
+    for (ratio, count) in [(4, 16), (1, 1107)] {
+        opts.ratio = ratio;
+        let mut from_pgn = Vec::new();
+        let built = build::<EleeyeKeys>(games.iter().cloned().map(Ok), &opts).unwrap();
+        assert_eq!(eleeye::write(&built, &mut from_pgn).unwrap(), count);
+        // byte-identical to the book of the independent reading of the same games
+        let mut from_reference = Vec::new();
+        let built = build::<EleeyeKeys>(reference.iter().cloned().map(Ok), &opts).unwrap();
+        eleeye::write(&built, &mut from_reference).unwrap();
+        assert_eq!(from_pgn, from_reference);
+    }
+}
+
+fn qipu_cmd(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_qipu"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn book_cli_builds_every_format_from_pgn_files() {
+    // Four games written here: two start h2e2 (Red wins both), one c3c4 (draw), one h2e2 that
+    // Black wins.
+    let dir = tmp("cli-pgn");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = "[Result \"1-0\"]\n1. h2e2 h9g7 2. h0g2 1-0\n\n\
+               [Result \"1-0\"]\n1. h2e2 h9g7 2. h0g2 i9h9 1-0\n\n\
+               [Result \"1/2-1/2\"]\n1. c3c4 b9c7 1/2-1/2\n\n\
+               [Result \"0-1\"]\n1. h2e2 b9c7 0-1\n";
+    std::fs::write(dir.join("games.pgn"), pgn).unwrap();
+    let d = dir.to_str().unwrap();
+    for (format, file) in [("eleeye", "b.dat"), ("obk", "b.obk"), ("qipu", "b.qbk")] {
+        let out = dir.join(file);
+        let o = qipu_cmd(&[
+            "book",
+            d,
+            "--format",
+            format,
+            "--weights",
+            "games",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["games"], 4);
+        let probe = |moves: &[&str]| {
+            let mut args = vec!["probe", "--book", out.to_str().unwrap()];
+            if !moves.is_empty() {
+                args.push("--moves");
+                args.extend_from_slice(moves);
+            }
+            String::from_utf8(qipu_cmd(&args).stdout).unwrap()
+        };
+        let start: Vec<String> = probe(&[])
+            .lines()
+            .map(|l| l.split(' ').take(2).collect::<Vec<_>>().join(" "))
+            .collect();
+        if format == "obk" {
+            // as reached: h2e2 in 3 games, c3c4 in 1
+            assert_eq!(start, ["h2e2 3", "c3c4 1"], "{format}");
+        } else {
+            // mirror merged: the symmetric start also stores b2e2 and g3g4
+            let mut s = start.clone();
+            s.sort();
+            assert_eq!(s, ["b2e2 3", "c3c4 1", "g3g4 1", "h2e2 3"], "{format}");
+        }
+        let replies = probe(&["h2e2"]);
+        assert!(replies.starts_with("h9g7 2"), "{format}: {replies}");
+    }
+    // eleeye weights: h2e2 = 3 + 3 - 1 = 5 -> 5 / 4 = 1
+    let out = dir.join("e.dat");
+    let o = qipu_cmd(&[
+        "book",
+        d,
+        "--format",
+        "eleeye",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let b = Book::open(&out).unwrap();
+    let p = b.probe(&AnyPosition::new(Variant::Xiangqi)).unwrap();
+    let got: Vec<String> = p
+        .moves
+        .iter()
+        .map(|m| format!("{} {}", m.mv, m.weight))
+        .collect();
+    assert_eq!(got, ["b2e2 1", "h2e2 1"]);
+    // --for red: only Red's moves of games Red won or drew
+    let out = dir.join("red.qbk");
+    let o = qipu_cmd(&[
+        "book",
+        d,
+        "--format",
+        "qipu",
+        "--for",
+        "red",
+        "--mirror",
+        "keep",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let b = Book::open(&out).unwrap();
+    let mut pos = AnyPosition::new(Variant::Xiangqi);
+    let p = b.probe(&pos).unwrap();
+    let got: Vec<String> = p
+        .moves
+        .iter()
+        .map(|m| format!("{} {}", m.mv, m.weight))
+        .collect();
+    assert_eq!(got, ["h2e2 2", "c3c4 1"]);
+    pos.play("h2e2".parse().unwrap()).unwrap();
+    assert!(b.probe(&pos).unwrap().moves.is_empty());
+}
+
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn book_cli_on_the_ccgc_folder() {
+    let Some(shared) = shared_dir() else { return };
+    let dir = shared.join("data/xiangqi/eleeye-ccgc");
+    for (ratio, bytes) in [("4", 128), ("1", 8856)] {
+        let out = tmp(&format!("ccgc-{ratio}.dat"));
+        let o = qipu_cmd(&[
+            "book",
+            dir.to_str().unwrap(),
+            "--format",
+            "eleeye",
+            "--ratio",
+            ratio,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(std::fs::metadata(&out).unwrap().len(), bytes);
+    }
+}

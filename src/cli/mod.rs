@@ -1,5 +1,6 @@
 //! The `qipu` command line. The only module that knows clap.
 
+mod book;
 mod position_args;
 mod probe;
 mod rules_cmds;
@@ -22,6 +23,8 @@ enum Command {
     Perft(rules_cmds::PerftArgs),
     /// Print the legal moves of a position, sorted, on one line.
     Moves(rules_cmds::MovesArgs),
+    /// Build an engine opening book (BOOK.DAT, .obk or qipu) from game records.
+    Book(book::BookArgs),
     /// Read a book back: the moves stored for a position (BOOK.DAT, .obk or qipu).
     Probe(probe::ProbeArgs),
 }
@@ -33,6 +36,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => rules_cmds::perft(&args),
         Command::Moves(args) => rules_cmds::moves(&args),
+        Command::Book(args) => book::book(&args),
         Command::Probe(args) => probe::probe(&args),
     };
     match result {
