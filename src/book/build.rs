@@ -40,8 +40,9 @@ use std::{
 use super::{BookError, Format};
 use crate::rules::{AnyPosition, Color, JanggiRules, Move, Outcome, Variant};
 
-/// One game to learn from: where it starts, the moves played (legal, in qipu's encoding) and
-/// its result if known.
+/// One game to learn from: where it starts, the moves played (legal, in qipu's encoding; Janggi
+/// games are replayed under [`JanggiRules::SERVER`], as `formats::replay` does) and its result
+/// if known.
 #[derive(Clone, Debug)]
 pub struct BookGame {
     /// Start position (the game's own, not necessarily the standard start).

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::{
     book::{Book, Probed},
-    rules::Variant,
+    rules::{AnyPosition, Variant},
 };
 
 /// Arguments of `qipu probe`.
@@ -55,7 +55,7 @@ pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
         .map_err(|e| format!("{}: {e}", args.book.display()))?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", to_json(args, &book, &pos.fen(), &probed))?;
+        writeln!(out, "{}", to_json(args, &book, &pos, &probed))?;
     } else {
         for m in &probed.moves {
             write!(out, "{} {}", m.mv, m.weight)?;
@@ -77,7 +77,7 @@ pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn to_json(args: &ProbeArgs, book: &Book, fen: &str, probed: &Probed) -> serde_json::Value {
+fn to_json(args: &ProbeArgs, book: &Book, pos: &AnyPosition, probed: &Probed) -> serde_json::Value {
     let moves: Vec<serde_json::Value> = probed
         .moves
         .iter()
@@ -95,7 +95,8 @@ fn to_json(args: &ProbeArgs, book: &Book, fen: &str, probed: &Probed) -> serde_j
     json!({
         "book": args.book.display().to_string(),
         "format": book.format().name(),
-        "fen": fen,
+        "variant": pos.variant().name(),
+        "fen": pos.fen(),
         "mirrored": probed.mirrored,
         "moves": moves,
     })
