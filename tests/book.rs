@@ -913,3 +913,154 @@ fn book_cli_on_the_ccgc_folder() {
         assert_eq!(std::fs::metadata(&out).unwrap().len(), bytes);
     }
 }
+
+/// Imports game files into a new database with the import pipeline.
+fn import_db(paths: &[&Path], db: &Path) -> u64 {
+    let _ = std::fs::remove_file(db);
+    let mut store = qipu::store::Store::open(db).unwrap();
+    let games = paths
+        .iter()
+        .flat_map(|p| qipu::formats::read_path(p))
+        .collect::<Vec<_>>();
+    let report = qipu::pipeline::import(
+        &mut store,
+        games.into_iter(),
+        &qipu::pipeline::ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    report.imported
+}
+
+#[test]
+fn book_from_the_database_equals_book_from_the_files() {
+    let dir = tmp("db-vs-files");
+    std::fs::create_dir_all(&dir).unwrap();
+    let games = playouts(Variant::Xiangqi, 40, 30);
+    let mut pgn = String::new();
+    for g in &games {
+        let result = g.result.map_or("*", |r| r.pgn());
+        pgn.push_str(&format!("[Result \"{result}\"]\n"));
+        for (i, m) in g.moves.iter().enumerate() {
+            if i % 2 == 0 {
+                pgn.push_str(&format!("{}. ", i / 2 + 1));
+            }
+            pgn.push_str(&format!("{m} "));
+        }
+        pgn.push_str(&format!("{result}\n\n"));
+    }
+    std::fs::write(dir.join("games.pgn"), pgn).unwrap();
+    let db = dir.join("games.db");
+    assert_eq!(import_db(&[&dir.join("games.pgn")], &db), 40);
+    for (format, weights) in [("eleeye", "eleeye"), ("qipu", "score"), ("obk", "games")] {
+        let from_db = dir.join(format!("db.{format}"));
+        let from_files = dir.join(format!("files.{format}"));
+        let run = |extra: &[&str], out: &Path| {
+            let mut args = vec![
+                "book",
+                "--format",
+                format,
+                "--weights",
+                weights,
+                "--ratio",
+                "1",
+            ];
+            args.extend_from_slice(extra);
+            args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+            let o = qipu_cmd(&args);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        };
+        run(&["--db", db.to_str().unwrap()], &from_db);
+        run(&[dir.join("games.pgn").to_str().unwrap()], &from_files);
+        if format == "obk" {
+            let (a, b) = (
+                Book::open(&from_db).unwrap(),
+                Book::open(&from_files).unwrap(),
+            );
+            for g in &games {
+                let mut pos = g.start.clone();
+                for &m in &g.moves {
+                    assert_eq!(a.probe(&pos).unwrap(), b.probe(&pos).unwrap());
+                    pos.play(m).unwrap();
+                }
+            }
+        } else {
+            assert_eq!(
+                std::fs::read(&from_db).unwrap(),
+                std::fs::read(&from_files).unwrap(),
+                "{format}"
+            );
+        }
+    }
+    // games → database → book → probe: every position gives back its moves and weights
+    let out = dir.join("rt.qbk");
+    let o = qipu_cmd(&[
+        "book",
+        "--db",
+        db.to_str().unwrap(),
+        "--format",
+        "qipu",
+        "--mirror",
+        "keep",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let opts = BookOptions {
+        mirror: MirrorMode::Keep,
+        ..BookOptions::for_format(Format::Qipu)
+    };
+    let book = Book::open(&out).unwrap();
+    let (table, positions) = expected(&games, 0, false, ForSide::Both);
+    for pos in &positions {
+        let want = wanted(&table, &ident(pos), &opts, Format::Qipu, false);
+        let got: BTreeMap<String, (i64, Expect)> = book
+            .probe(pos)
+            .unwrap()
+            .moves
+            .iter()
+            .map(|m| {
+                let c = m.counts.unwrap();
+                let e = Expect {
+                    games: c.games.unwrap(),
+                    wins: c.wins,
+                    draws: c.draws,
+                    losses: c.losses,
+                };
+                (m.mv.to_string(), (m.weight, e))
+            })
+            .collect();
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn book_from_a_database_of_the_ccgc_games() {
+    let Some(shared) = shared_dir() else { return };
+    let db = tmp("ccgc.db");
+    assert_eq!(
+        import_db(&[&shared.join("data/xiangqi/eleeye-ccgc")], &db),
+        20
+    );
+    for (ratio, records) in [("4", 16), ("1", 1107)] {
+        let out = tmp(&format!("ccgc-db-{ratio}.dat"));
+        let o = qipu_cmd(&[
+            "book",
+            "--db",
+            db.to_str().unwrap(),
+            "--format",
+            "eleeye",
+            "--ratio",
+            ratio,
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["records"], records);
+        assert_eq!(v["games"], 20);
+        assert_eq!(std::fs::metadata(&out).unwrap().len(), 8 * records);
+    }
+}

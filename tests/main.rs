@@ -1,8 +1,11 @@
 //! Integration tests: one binary, one module per area.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod binfmt;
 mod book;
 mod common;
 mod formats;
 mod notation;
+mod pipeline;
 mod rules;
+mod store;

@@ -21,7 +21,8 @@ use crate::{
         BookError, BookGame, BookOptions, ForSide, Format, KeyScheme, MirrorMode, Weights,
     },
     formats::{read_path, replay},
-    rules::{Color, Variant},
+    rules::{AnyPosition, Color, Variant},
+    store::Store,
 };
 
 /// Book formats on the command line.
@@ -71,9 +72,11 @@ pub enum MirrorArg {
 /// Arguments of `qipu book`.
 #[derive(Args, Debug)]
 pub struct BookArgs {
-    /// Game files, folders or zip archives of any supported format (each game is replayed from
-    /// its own start; games that cannot be read or replayed are reported and left out).
-    #[arg(required = true)]
+    /// The database to read the games from (every stored game of the variant, whole).
+    #[arg(long, required_unless_present = "paths", conflicts_with = "paths")]
+    db: Option<PathBuf>,
+    /// Instead of a database: game files, folders or zip archives of any supported format
+    /// (games that cannot be read or replayed are reported and left out).
     paths: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum)]
@@ -154,6 +157,24 @@ impl BookArgs {
     }
 }
 
+/// The stored games of a variant, each from its own start position.
+fn games_from_store(
+    store: &Store,
+    variant: Variant,
+) -> impl Iterator<Item = Result<BookGame, BookError>> + '_ {
+    store.games(variant).map(|g| {
+        let g = g.map_err(|e| BookError::Input(e.to_string()))?;
+        let start = AnyPosition::from_fen(g.variant, &g.start_fen).map_err(|e| {
+            BookError::Input(format!("stored game {}: bad start position: {e}", g.id))
+        })?;
+        Ok(BookGame {
+            start,
+            moves: g.moves,
+            result: g.result,
+        })
+    })
+}
+
 /// The games of files and folders, replayed; unreadable games are reported on stderr and
 /// counted in `rejected`, games of the other variant in `skipped`.
 fn games_from_paths<'a>(
@@ -221,6 +242,30 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BookError> {
     std::fs::write(path, bytes).map_err(BookError::from)
 }
 
+/// Builds the book of a format and writes it to `out`.
+fn write_book(
+    format: Format,
+    games: impl Iterator<Item = Result<BookGame, BookError>>,
+    opts: &BookOptions,
+    out: &Path,
+) -> Result<Written, BookError> {
+    match format {
+        Format::Eleeye => build_and_write::<EleeyeKeys>(games, opts, |b| {
+            let mut bytes = Vec::new();
+            let n = eleeye::write(b, &mut bytes)?;
+            write_file(out, &bytes)?;
+            Ok(n)
+        }),
+        Format::Obk => build_and_write::<ObkKeys>(games, opts, |b| obk::write(b, out)),
+        Format::Qipu => build_and_write::<QipuKeys>(games, opts, |b| {
+            let mut bytes = Vec::new();
+            let n = qbook::write(b, &mut bytes)?;
+            write_file(out, &bytes)?;
+            Ok(n)
+        }),
+    }
+}
+
 /// Runs `qipu book`. Exit code 1 when some games could not be read or replayed (the book is
 /// written from the rest).
 pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
@@ -232,24 +277,20 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
     }
     let opts = args.options();
     let (rejected, skipped) = (Cell::new(0), Cell::new(0));
-    let games = games_from_paths(&args.paths, variant, &rejected, &skipped);
-    let out = &args.out;
-    let written = match format {
-        Format::Eleeye => build_and_write::<EleeyeKeys>(games, &opts, |b| {
-            let mut bytes = Vec::new();
-            let n = eleeye::write(b, &mut bytes)?;
-            write_file(out, &bytes)?;
-            Ok(n)
-        }),
-        Format::Obk => build_and_write::<ObkKeys>(games, &opts, |b| obk::write(b, out)),
-        Format::Qipu => build_and_write::<QipuKeys>(games, &opts, |b| {
-            let mut bytes = Vec::new();
-            let n = qbook::write(b, &mut bytes)?;
-            write_file(out, &bytes)?;
-            Ok(n)
-        }),
+    let written = match &args.db {
+        Some(db) => {
+            let store = Store::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
+            write_book(format, games_from_store(&store, variant), &opts, &args.out)
+        }
+        None => write_book(
+            format,
+            games_from_paths(&args.paths, variant, &rejected, &skipped),
+            &opts,
+            &args.out,
+        ),
     }
-    .map_err(|e| format!("{}: {e}", out.display()))?;
+    .map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let out = &args.out;
     let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
     let secs = started.elapsed().as_secs_f64();
     if args.json {

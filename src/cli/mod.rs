@@ -1,9 +1,12 @@
 //! The `qipu` command line. The only module that knows clap.
 
 mod book;
+mod explore;
+mod export;
 mod position_args;
 mod probe;
 mod rules_cmds;
+mod stats;
 
 use std::{io::Write, process::ExitCode};
 
@@ -27,6 +30,12 @@ enum Command {
     Book(book::BookArgs),
     /// Read a book back: the moves stored for a position (BOOK.DAT, .obk or qipu).
     Probe(probe::ProbeArgs),
+    /// Statistics of a position and of every move played from it.
+    Explore(explore::ExploreArgs),
+    /// CSV of games and of position statistics.
+    Export(export::ExportArgs),
+    /// What is in a database.
+    Stats(stats::StatsArgs),
 }
 
 /// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
@@ -38,6 +47,9 @@ pub fn main() -> ExitCode {
         Command::Moves(args) => rules_cmds::moves(&args),
         Command::Book(args) => book::book(&args),
         Command::Probe(args) => probe::probe(&args),
+        Command::Explore(args) => explore::explore(&args),
+        Command::Export(args) => export::export(&args),
+        Command::Stats(args) => stats::stats(&args),
     };
     match result {
         Ok(code) => code,
