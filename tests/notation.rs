@@ -576,3 +576,131 @@ fn korean_suffixes() {
     let pos = jg("3k5/9/9/9/9/9/4P4/4C4/4K4/9 w - - 0 1");
     reads(&pos, &[("85포55장군", "e2e5"), ("85포55", "e2e5")]);
 }
+
+/// The move tokens of each game of a `.gib` file, in order (comments in braces and `<…>`
+/// markers dropped). A game starts at a tag line that follows movetext.
+fn gib_games(text: &str) -> Vec<Vec<String>> {
+    let mut games: Vec<Vec<String>> = Vec::new();
+    let mut in_tags = false;
+    let mut movetext = String::new();
+    let flush = |movetext: &mut String, games: &mut Vec<Vec<String>>| {
+        let mut clean = String::new();
+        let mut depth = 0;
+        for c in movetext.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth = (depth - 1).max(0),
+                _ if depth == 0 => clean.push(c),
+                _ => {}
+            }
+        }
+        let mut moves = Vec::new();
+        let mut take_next = false;
+        for tok in clean.split_whitespace() {
+            if tok.starts_with('<') {
+                continue;
+            }
+            if let Some((num, rest)) = tok.split_once('.') {
+                if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+                    if rest.is_empty() {
+                        take_next = true;
+                    } else {
+                        moves.push(rest.to_string());
+                    }
+                    continue;
+                }
+            }
+            if take_next {
+                moves.push(tok.to_string());
+                take_next = false;
+            }
+        }
+        if let Some(g) = games.last_mut() {
+            *g = moves;
+        }
+        movetext.clear();
+    };
+    for line in text.lines() {
+        let l = line.trim();
+        if l.starts_with('[') {
+            if !in_tags {
+                flush(&mut movetext, &mut games);
+                games.push(Vec::new());
+                in_tags = true;
+            }
+        } else if !l.is_empty() {
+            in_tags = false;
+            movetext.push_str(l);
+            movetext.push('\n');
+        }
+    }
+    flush(&mut movetext, &mut games);
+    games
+}
+
+/// Reads every move of every shared `.gib` game with [`MoveReader`] and compares it with the
+/// independent reference reading (Fairy-Stockfish squares, ranks 1–10).
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn gib_moves_match_reference() {
+    use std::collections::BTreeMap;
+    use std::io::BufRead;
+    let Some(dir) = shared() else { return };
+    let gz = std::fs::File::open(dir.join("reference/janggi-gib.jsonl.gz")).unwrap();
+    let mut by_file: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+    for line in std::io::BufReader::new(flate2::read::GzDecoder::new(gz)).lines() {
+        let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        by_file
+            .entry(v["file"].as_str().unwrap().to_string())
+            .or_default()
+            .push(v);
+    }
+    let (mut games, mut plies, mut bad) = (0, 0, 0);
+    for (file, refs) in &by_file {
+        let mut bytes = std::fs::read(dir.join(file)).unwrap();
+        bytes.retain(|&b| b != 0xFF && b != 0x1A);
+        let (text, _, _) = encoding_rs::EUC_KR.decode(&bytes);
+        let parsed = gib_games(&text);
+        for r in refs {
+            if r["status"] != "ok" {
+                continue;
+            }
+            let k = r["game_index"].as_u64().unwrap() as usize;
+            let tokens = &parsed[k];
+            let want: Vec<&str> = r["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap())
+                .collect();
+            let mut pos = AnyPosition::from_fen(Variant::Janggi, r["fen"].as_str().unwrap())
+                .unwrap()
+                .with_janggi_rules(qipu::rules::JanggiRules::SERVER);
+            let mut reader = MoveReader::new();
+            games += 1;
+            for (i, w) in want.iter().enumerate() {
+                let tok = tokens.get(i).map(String::as_str).unwrap_or("");
+                let got = reader
+                    .read(&pos, tok)
+                    .map(|m| (m, render(&pos, m, Notation::FsUci)));
+                match got {
+                    Ok((m, fs)) if fs == *w => {
+                        pos.play(m).unwrap();
+                        plies += 1;
+                    }
+                    other => {
+                        bad += 1;
+                        if bad < 20 {
+                            println!(
+                                "{file} game {k} ply {i}: `{tok}` -> {other:?}, reference {w}"
+                            );
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    println!("gib: {games} games, {plies} plies agree with the reference, {bad} games differ");
+    assert_eq!(bad, 0);
+}

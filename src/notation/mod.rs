@@ -14,6 +14,7 @@
 pub mod chinese;
 pub mod coord;
 pub mod korean;
+mod legal;
 pub mod san;
 pub mod vertical;
 pub mod wxf;
@@ -90,8 +91,12 @@ impl Legal {
         Legal { list: None }
     }
 
+    /// Whether a move is legal: a direct test for Xiangqi, the legal-move list for Janggi.
     #[inline]
     pub(crate) fn contains(&mut self, pos: &AnyPosition, m: Move) -> bool {
+        if let AnyPosition::Xiangqi(_) = pos {
+            return legal::xiangqi(pos.board(), m);
+        }
         self.list
             .get_or_insert_with(|| pos.legal_moves())
             .contains(m)
@@ -273,10 +278,10 @@ fn read_with(
     }
     if first.is_some_and(|c| c.is_ascii()) && t.is_ascii() {
         if let Ok(c) = CoordMove::parse(t) {
-            let legal = pos.legal_moves();
+            let mut legal = Legal::new();
             return resolve_based(base, remember, c.forced_base(), text, |b| {
                 c.to_move(b, pos)
-                    .filter(|m| legal.contains(*m))
+                    .filter(|m| legal.contains(pos, *m))
                     .ok_or_else(|| NotationError::Illegal(text.to_string()))
             });
         }
@@ -306,11 +311,11 @@ fn read_with(
         return resolve_vertical(pos, r.iter(), text);
     }
     if let Some((c, role)) = korean::parse_lettered(t) {
-        let legal = pos.legal_moves();
+        let mut legal = Legal::new();
         return resolve_based(base, remember, c.forced_base(), text, |b| {
             c.to_move(b, pos)
                 .filter(|m| {
-                    legal.contains(*m)
+                    legal.contains(pos, *m)
                         && m.from()
                             .and_then(|f| pos.board().piece_at(f))
                             .map(|p| p.role)
