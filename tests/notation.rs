@@ -577,9 +577,10 @@ fn korean_suffixes() {
     reads(&pos, &[("85포55장군", "e2e5"), ("85포55", "e2e5")]);
 }
 
-/// The move tokens of each game of a `.gib` file, in order (comments in braces and `<…>`
-/// markers dropped). A game starts at a tag line that follows movetext.
-fn gib_games(text: &str) -> Vec<Vec<String>> {
+/// The move tokens of each game of a `.gib` or PGN file, in order (comments in braces,
+/// variations in parentheses and `<…>` markers dropped). A game starts at a tag line that
+/// follows movetext.
+fn record_games(text: &str, pgn: bool) -> Vec<Vec<String>> {
     let mut games: Vec<Vec<String>> = Vec::new();
     let mut in_tags = false;
     let mut movetext = String::new();
@@ -588,8 +589,8 @@ fn gib_games(text: &str) -> Vec<Vec<String>> {
         let mut depth = 0;
         for c in movetext.chars() {
             match c {
-                '{' => depth += 1,
-                '}' => depth = (depth - 1).max(0),
+                '{' | '(' => depth += 1,
+                '}' | ')' => depth = (depth - 1).max(0),
                 _ if depth == 0 => clean.push(c),
                 _ => {}
             }
@@ -600,8 +601,12 @@ fn gib_games(text: &str) -> Vec<Vec<String>> {
             if tok.starts_with('<') {
                 continue;
             }
+            if matches!(tok, "1-0" | "0-1" | "1/2-1/2" | "*") {
+                continue;
+            }
             if let Some((num, rest)) = tok.split_once('.') {
                 if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+                    let rest = rest.trim_start_matches('.');
                     if rest.is_empty() {
                         take_next = true;
                     } else {
@@ -610,7 +615,7 @@ fn gib_games(text: &str) -> Vec<Vec<String>> {
                     continue;
                 }
             }
-            if take_next {
+            if take_next || pgn {
                 moves.push(tok.to_string());
                 take_next = false;
             }
@@ -638,15 +643,13 @@ fn gib_games(text: &str) -> Vec<Vec<String>> {
     games
 }
 
-/// Reads every move of every shared `.gib` game with [`MoveReader`] and compares it with the
-/// independent reference reading (Fairy-Stockfish squares, ranks 1–10).
-#[test]
-#[ignore = "needs ../shared (run by .ci/run)"]
-fn gib_moves_match_reference() {
+/// Reads every move of every game of a shared collection with [`MoveReader`] and compares it
+/// with the independent reference reading (Fairy-Stockfish squares, ranks 1–10).
+fn check_against_reference(reference: &str, encoding: &'static encoding_rs::Encoding) {
     use std::collections::BTreeMap;
     use std::io::BufRead;
     let Some(dir) = shared() else { return };
-    let gz = std::fs::File::open(dir.join("reference/janggi-gib.jsonl.gz")).unwrap();
+    let gz = std::fs::File::open(dir.join("reference").join(reference)).unwrap();
     let mut by_file: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
     for line in std::io::BufReader::new(flate2::read::GzDecoder::new(gz)).lines() {
         let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
@@ -659,8 +662,8 @@ fn gib_moves_match_reference() {
     for (file, refs) in &by_file {
         let mut bytes = std::fs::read(dir.join(file)).unwrap();
         bytes.retain(|&b| b != 0xFF && b != 0x1A);
-        let (text, _, _) = encoding_rs::EUC_KR.decode(&bytes);
-        let parsed = gib_games(&text);
+        let (text, _, _) = encoding.decode(&bytes);
+        let parsed = record_games(&text, !file.ends_with(".gib"));
         for r in refs {
             if r["status"] != "ok" {
                 continue;
@@ -673,7 +676,12 @@ fn gib_moves_match_reference() {
                 .iter()
                 .map(|m| m.as_str().unwrap())
                 .collect();
-            let mut pos = AnyPosition::from_fen(Variant::Janggi, r["fen"].as_str().unwrap())
+            let variant = if file.ends_with(".gib") {
+                Variant::Janggi
+            } else {
+                Variant::Xiangqi
+            };
+            let mut pos = AnyPosition::from_fen(variant, r["fen"].as_str().unwrap())
                 .unwrap()
                 .with_janggi_rules(qipu::rules::JanggiRules::SERVER);
             let mut reader = MoveReader::new();
@@ -701,6 +709,93 @@ fn gib_moves_match_reference() {
             }
         }
     }
-    println!("gib: {games} games, {plies} plies agree with the reference, {bad} games differ");
+    println!(
+        "{reference}: {games} games, {plies} plies agree with the reference, {bad} games differ"
+    );
     assert_eq!(bad, 0);
+}
+
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn gib_moves_match_reference() {
+    check_against_reference("janggi-gib.jsonl.gz", encoding_rs::EUC_KR);
+}
+
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn ccpd_traditional_chinese_matches_reference() {
+    check_against_reference("xiangqi-ccpd.jsonl.gz", encoding_rs::BIG5);
+}
+
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn eleeye_ccgc_matches_reference() {
+    check_against_reference("xiangqi-eleeye-ccgc.jsonl.gz", encoding_rs::GBK);
+}
+
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn wukong_games_pgn_matches_reference() {
+    check_against_reference("xiangqi-wukong-games_pgn.jsonl.gz", encoding_rs::UTF_8);
+}
+
+/// formats.md §17: the same 15 games in Chinese, WXF and ICCS replay to identical move lists,
+/// except at the one source error (game index 1, ply 71: 后兵进一 / `-P+1`, the rear of two
+/// pawns on the e-file, `e3e4`; the ICCS file moves the front pawn).
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn wukong_three_notations_agree() {
+    let Some(dir) = shared() else { return };
+    let base = dir.join("data/xiangqi/wukong/xqdb/games_pgn");
+    let read = |name: &str| -> Vec<(Vec<String>, Vec<Move>)> {
+        let text = std::fs::read_to_string(base.join(name)).unwrap();
+        record_games(&text, true)
+            .into_iter()
+            .map(|tokens| {
+                let mut pos = AnyPosition::new(Variant::Xiangqi);
+                let mut reader = MoveReader::new();
+                let mut moves = Vec::new();
+                for t in &tokens {
+                    let m = reader
+                        .read(&pos, t)
+                        .unwrap_or_else(|e| panic!("{name}: {e} after {moves:?}"));
+                    pos.play(m).unwrap();
+                    moves.push(m);
+                }
+                (tokens, moves)
+            })
+            .collect()
+    };
+    let chinese = read("xqdb_traditional.pgn");
+    let wxf = read("xqdb_international.pgn");
+    let iccs = read("bulk_games_uci.pgn");
+    assert_eq!(chinese.len(), 15);
+    assert_eq!(wxf.len(), 15);
+    assert_eq!(iccs.len(), 15);
+    let mut differ = Vec::new();
+    for g in 0..15 {
+        assert_eq!(chinese[g].1, wxf[g].1, "game {g}: Chinese and WXF");
+        assert_eq!(chinese[g].1.len(), iccs[g].1.len(), "game {g}");
+        for (ply, (a, b)) in chinese[g].1.iter().zip(&iccs[g].1).enumerate() {
+            if a != b {
+                differ.push((
+                    g,
+                    ply,
+                    chinese[g].0[ply].clone(),
+                    wxf[g].0[ply].clone(),
+                    *a,
+                    *b,
+                ));
+            }
+        }
+    }
+    println!("{differ:?}");
+    assert_eq!(differ.len(), 1);
+    let (g, ply, zh, wx, a, b) = &differ[0];
+    // ply 71 counted from 1 (index 70)
+    assert_eq!((*g, *ply + 1), (1, 71));
+    assert_eq!(zh, "后兵进一");
+    assert_eq!(wx, "－Ｐ＋１");
+    assert_eq!(*a, mv("e3e4"));
+    assert_ne!(*b, mv("e3e4"));
 }
