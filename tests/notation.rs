@@ -799,3 +799,142 @@ fn wukong_three_notations_agree() {
     assert_eq!(*a, mv("e3e4"));
     assert_ne!(*b, mv("e3e4"));
 }
+
+/// The same check through the project's own reader: `formats::read_path` and `replay`.
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn wukong_three_notations_agree_through_formats() {
+    let Some(dir) = shared() else { return };
+    let base = dir.join("data/xiangqi/wukong/xqdb/games_pgn");
+    let read = |name: &str| -> Vec<Vec<Move>> {
+        qipu::formats::read_path(&base.join(name))
+            .map(|g| {
+                let g = g.unwrap();
+                qipu::formats::replay(&g).unwrap().moves
+            })
+            .collect()
+    };
+    let chinese = read("xqdb_traditional.pgn");
+    let wxf = read("xqdb_international.pgn");
+    let iccs = read("bulk_games_uci.pgn");
+    assert_eq!((chinese.len(), wxf.len(), iccs.len()), (15, 15, 15));
+    assert_eq!(chinese, wxf);
+    let mut differ = Vec::new();
+    for g in 0..15 {
+        assert_eq!(chinese[g].len(), iccs[g].len());
+        for ply in 0..chinese[g].len() {
+            if chinese[g][ply] != iccs[g][ply] {
+                differ.push((g, ply + 1, chinese[g][ply]));
+            }
+        }
+    }
+    assert_eq!(differ, vec![(1, 71, mv("e3e4"))]);
+}
+
+/// Two red rooks on the a-file (Red's file 九), a4 in front of a1: xqbase, xqinenglish and
+/// Fairy-Stockfish dialects (FS keeps the file when the other rook cannot make the move).
+#[test]
+fn tandem_rooks_and_dialects() {
+    let pos = xq("4k4/9/9/9/9/R8/9/9/R8/3K5 w - - 0 1");
+    reads(
+        &pos,
+        &[
+            ("前车进三", "a4a7"),
+            ("前車進三", "a4a7"),
+            ("R++3", "a4a7"),
+            ("+R+3", "a4a7"),
+            ("后车进一", "a1a2"),
+            ("R-+1", "a1a2"),
+            ("后车平六", "a1d1"),
+            ("R-=6", "a1d1"),
+            ("R-.6", "a1d1"),
+            ("前车平五", "a4e4"),
+            ("R+=5", "a4e4"),
+            ("R--1", "a1a0"),
+            ("前车退一", "a4a3"),
+            // only the front rook can go five ranks up: the plain file form is enough
+            ("车九进五", "a4a9"),
+            ("R9+5", "a4a9"),
+            ("fR9+5", "a4a9"),
+        ],
+    );
+    assert!(matches!(
+        parse_move(&pos, "车九平八"),
+        Err(NotationError::Ambiguous(_))
+    ));
+    writes(
+        &pos,
+        Notation::Chinese { traditional: false },
+        &[
+            ("a4a7", "前车进三"),
+            ("a1a2", "后车进一"),
+            ("a4a9", "前车进五"),
+        ],
+    );
+    writes(
+        &pos,
+        Notation::Wxf,
+        &[("a4a7", "R++3"), ("a1d1", "R-.6"), ("a1a0", "R--1")],
+    );
+}
+
+#[test]
+fn san_both_rank_bases() {
+    let pos = xq(XQ_START);
+    reads(
+        &pos,
+        &[
+            ("Che3", "h2e2"),
+            ("Hg3", "h0g2"),
+            ("Nh1g3", "h0g2"),
+            ("Ri3", "i0i2"),
+            ("Cxh10", "h2h9"),
+        ],
+    );
+    let b = xq(XQ_START_BLACK);
+    reads(
+        &b,
+        &[
+            ("Hg8", "h9g7"),
+            ("Hg7", "h9g7"),
+            ("Cxh1", "h7h0"),
+            ("Cxb0", "b7b0"),
+        ],
+    );
+    let j = jg(JG_START);
+    reads(&j, &[("Hc3", "b0c2"), ("Hbc3", "b0c2")]);
+    // both cannons reach e2 (0–9) / e3 (1–10): a SAN without the file is ambiguous
+    assert!(matches!(
+        parse_move(&pos, "Ce3"),
+        Err(NotationError::Ambiguous(_))
+    ));
+}
+
+/// No input may panic: random strings over the characters the readers look at.
+#[test]
+fn random_text_never_panics() {
+    let alphabet: Vec<char> = "0123456789abcdefghijABCDEHKNPRCMGpass+-.=x#@ 炮二平五马进退前中后一兵卒１２９車馬傌俥砲包將帥仕士相象楚漢초한졸병마차포상사장군타한수쉼１０"
+        .chars()
+        .collect();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let positions = [xq(XQ_START), xq(XQ_START_BLACK), jg(JG_START)];
+    let mut reader = MoveReader::new();
+    for _ in 0..200_000 {
+        let len = (next() % 9) as usize;
+        let text: String = (0..len)
+            .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+            .collect();
+        for pos in &positions {
+            if let Err(e) = parse_move(pos, &text) {
+                assert_eq!(e.text(), text);
+            }
+            let _ = reader.read(pos, &text);
+        }
+    }
+}
