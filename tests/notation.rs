@@ -7,16 +7,7 @@ use qipu::notation::coord::RankBase;
 use qipu::notation::{parse_move, render, MoveReader, Notation, NotationError};
 use qipu::rules::{AnyPosition, Move, Variant};
 
-const NOTATIONS: [Notation; 8] = [
-    Notation::Coord,
-    Notation::Iccs,
-    Notation::FsUci,
-    Notation::Chinese { traditional: false },
-    Notation::Chinese { traditional: true },
-    Notation::Wxf,
-    Notation::Korean { hanja: false },
-    Notation::Korean { hanja: true },
-];
+const NOTATIONS: [Notation; 8] = Notation::ALL;
 
 fn shared() -> Option<PathBuf> {
     let p = std::env::var_os("QIPU_SHARED")

@@ -81,6 +81,68 @@ pub enum Notation {
     },
 }
 
+impl Notation {
+    /// Every notation, in the order of [`Notation::name`].
+    pub const ALL: [Notation; 8] = [
+        Notation::Coord,
+        Notation::Iccs,
+        Notation::FsUci,
+        Notation::Chinese { traditional: false },
+        Notation::Chinese { traditional: true },
+        Notation::Wxf,
+        Notation::Korean { hanja: false },
+        Notation::Korean { hanja: true },
+    ];
+
+    /// A short name for command lines and JSON: `coord`, `iccs`, `fs-uci`, `chinese`,
+    /// `chinese-traditional`, `wxf`, `korean`, `korean-hanja`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Notation::Coord => "coord",
+            Notation::Iccs => "iccs",
+            Notation::FsUci => "fs-uci",
+            Notation::Chinese { traditional: false } => "chinese",
+            Notation::Chinese { traditional: true } => "chinese-traditional",
+            Notation::Wxf => "wxf",
+            Notation::Korean { hanja: false } => "korean",
+            Notation::Korean { hanja: true } => "korean-hanja",
+        }
+    }
+}
+
+impl fmt::Display for Notation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Reads a notation name ([`Notation::name`], case-insensitive; also `ucci`, `uci`, `hanja`).
+///
+/// ```
+/// use qipu::notation::Notation;
+/// assert_eq!("WXF".parse::<Notation>(), Ok(Notation::Wxf));
+/// assert_eq!("chinese-traditional".parse(), Ok(Notation::Chinese { traditional: true }));
+/// assert!("morse".parse::<Notation>().is_err());
+/// ```
+impl std::str::FromStr for Notation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let l = s.trim().to_ascii_lowercase();
+        if let Some(n) = Notation::ALL.into_iter().find(|n| n.name() == l) {
+            return Ok(n);
+        }
+        match l.as_str() {
+            "ucci" | "canonical" => Ok(Notation::Coord),
+            "uci" | "fs" => Ok(Notation::FsUci),
+            "hanja" => Ok(Notation::Korean { hanja: true }),
+            _ => Err(format!(
+                "unknown notation `{s}` (expected one of: {})",
+                Notation::ALL.map(Notation::name).join(", ")
+            )),
+        }
+    }
+}
+
 /// The legal moves of a position, generated on first use.
 pub(crate) struct Legal {
     list: Option<MoveList>,
