@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod formats;
 mod notation;
 mod pipeline;
 mod rules;

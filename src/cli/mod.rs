@@ -2,6 +2,7 @@
 
 mod explore;
 mod export;
+mod import;
 mod position_args;
 mod rules_cmds;
 mod stats;
@@ -24,6 +25,8 @@ enum Command {
     Perft(rules_cmds::PerftArgs),
     /// Print the legal moves of a position, sorted, on one line.
     Moves(rules_cmds::MovesArgs),
+    /// Read game files, folders and zip archives into a database.
+    Import(import::ImportArgs),
     /// Statistics of a position and of every move played from it.
     Explore(explore::ExploreArgs),
     /// CSV of games and of position statistics.
@@ -39,6 +42,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => rules_cmds::perft(&args),
         Command::Moves(args) => rules_cmds::moves(&args),
+        Command::Import(args) => import::import(&args),
         Command::Explore(args) => explore::explore(&args),
         Command::Export(args) => export::export(&args),
         Command::Stats(args) => stats::stats(&args),
