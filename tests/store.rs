@@ -431,3 +431,214 @@ mod cli {
         );
     }
 }
+
+mod shared {
+    use std::{
+        collections::HashSet,
+        io::{BufRead, BufReader},
+        path::Path,
+        process::Command,
+        time::Instant,
+    };
+
+    use qipu::{
+        explorer::{explore, Query},
+        rules::{AnyPosition, Color, Move, Outcome, Variant},
+        store::Store,
+    };
+    use serde_json::Value;
+
+    use crate::{
+        common::{fs_move, shared_dir},
+        pipeline::{expected, observed, TestGame},
+    };
+
+    fn import(paths: &[&Path], db: &Path, extra: &[&str]) -> (i32, Value) {
+        let out = Command::new(env!("CARGO_BIN_EXE_qipu"))
+            .arg("import")
+            .args(paths)
+            .args(["--db", db.to_str().unwrap(), "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code().unwrap_or(-1), v)
+    }
+
+    /// `[Name "value"]` headers of a Big5 PGN, decoded here without qipu's readers.
+    fn headers(path: &Path) -> Vec<(String, String)> {
+        let bytes = std::fs::read(path).unwrap();
+        let (text, _, _) = encoding_rs::BIG5.decode(&bytes);
+        text.lines()
+            .filter_map(|l| {
+                let l = l.trim().strip_prefix('[')?.strip_suffix(']')?;
+                let (name, rest) = l.split_once(' ')?;
+                Some((name.to_string(), rest.trim().trim_matches('"').to_string()))
+            })
+            .collect()
+    }
+
+    /// The Asian Cup games of the bundled sample, read from the shared reference file (an
+    /// independent reading: FEN + moves in Fairy-Stockfish squares + result), counted by
+    /// `expected` and compared with `qipu import` + `explore` over the same PGN files.
+    #[test]
+    #[ignore = "needs ../shared (run by .ci/run)"]
+    fn explore_equals_the_reference_reading_of_the_sample() {
+        let Some(shared) = shared_dir() else { return };
+        let src = shared.join("data/xiangqi/ccpd/Dataset/對局/大師對局/以賽事分類/亞洲杯");
+        let reference = shared.join("reference/xiangqi-ccpd.jsonl.gz");
+        let gz = flate2::read::GzDecoder::new(std::fs::File::open(reference).unwrap());
+        let mut seen = HashSet::new();
+        let mut games = Vec::new();
+        for line in BufReader::new(gz).lines() {
+            let r: Value = serde_json::from_str(&line.unwrap()).unwrap();
+            let file = r["file"].as_str().unwrap();
+            if !file.contains("/亞洲杯/") || r["status"] != "ok" {
+                continue;
+            }
+            let h = headers(&shared.join(file));
+            let tag = |n: &str| h.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+            let moves: Vec<Move> = r["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| fs_move(m.as_str().unwrap()))
+                .collect();
+            // qipu's duplicate rule: same start, moves, players and date.
+            let id = (moves.clone(), tag("Red"), tag("Black"), tag("Date"));
+            if !seen.insert(id) {
+                continue;
+            }
+            let result = match r["result"].as_str() {
+                Some("1-0") => Some(Outcome::Decisive {
+                    winner: Color::First,
+                }),
+                Some("0-1") => Some(Outcome::Decisive {
+                    winner: Color::Second,
+                }),
+                Some("1/2-1/2") => Some(Outcome::Draw),
+                _ => None,
+            };
+            games.push(TestGame {
+                variant: Variant::Xiangqi,
+                moves,
+                first: None,
+                second: None,
+                date: None,
+                ratings: [None, None],
+                result,
+                event: None,
+                ecco: None,
+            });
+        }
+        assert!(games.len() > 500, "{} games", games.len());
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("asian-cup.db");
+        let (code, report) = import(&[&src], &db, &[]);
+        assert_eq!(code, 0, "{report}");
+        assert_eq!(report["imported"].as_u64(), Some(games.len() as u64));
+        let store = Store::open_read_only(&db).unwrap();
+        let mut probes = vec![Vec::new()];
+        for g in games.iter().step_by(25) {
+            for n in [1, 2, 4, 8, 16, 30] {
+                if n <= g.moves.len() {
+                    probes.push(g.moves[..n].to_vec());
+                }
+            }
+        }
+        for line in &probes {
+            let mut pos = AnyPosition::new(Variant::Xiangqi);
+            for &m in line {
+                pos.play_unchecked(m);
+            }
+            let want = expected(&games, pos.key(), 40, |_| true);
+            let q = Query {
+                variant: "xiangqi".into(),
+                moves: line.iter().map(|m| m.to_string()).collect(),
+                ..Query::default()
+            };
+            let got = explore(&store, &q).unwrap();
+            assert_eq!(observed(&got), want, "after {line:?}");
+        }
+        println!(
+            "{} positions checked against the reference reading",
+            probes.len()
+        );
+    }
+
+    fn raw_size(dir: &Path) -> u64 {
+        let mut total = 0;
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                total += raw_size(&p);
+            } else {
+                total += e.metadata().map(|m| m.len()).unwrap_or(0);
+            }
+        }
+        total
+    }
+
+    /// Imports every collection in `../shared/data` into one database and prints games/s,
+    /// peak memory, database size and lookup time.
+    #[test]
+    #[ignore = "needs ../shared (run by .ci/run)"]
+    fn whole_shared_corpus_import() {
+        let Some(shared) = shared_dir() else { return };
+        let data = shared.join("data");
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("all.db");
+        let (code, r) = import(&[&data], &db, &[]);
+        assert!(code == 0 || code == 1, "fatal: {r}");
+        let mib = |v: &Value| v.as_f64().unwrap_or(0.0) / 1048576.0;
+        let raw = raw_size(&data) as f64 / 1048576.0;
+        println!(
+            "whole corpus: {} games read, {} imported, {} duplicates, {} rejected, {} errors; \
+             {:.1} s = {:.0} games/s; peak memory {:.0} MiB; database {:.1} MiB (raw input {:.1} MiB)",
+            r["games_read"],
+            r["imported"],
+            r["duplicates"],
+            r["rejected"],
+            r["errors"].as_array().map_or(0, Vec::len),
+            r["seconds"].as_f64().unwrap_or(0.0),
+            r["games_per_second"].as_f64().unwrap_or(0.0),
+            mib(&r["peak_rss_bytes"]),
+            mib(&r["db_bytes"]),
+            raw
+        );
+        assert!(r["imported"].as_u64().unwrap() > 40_000);
+        assert!(mib(&r["peak_rss_bytes"]) < 1024.0);
+
+        let store = Store::open_read_only(&db).unwrap();
+        let mut lines = Vec::new();
+        for v in Variant::ALL {
+            for g in store.games(v).step_by(50).take(200) {
+                let g = g.unwrap();
+                if g.start_fen != v.start_fen() {
+                    continue;
+                }
+                for n in [0, 4, 10, 20] {
+                    if n <= g.moves.len() {
+                        let moves = g.moves[..n].iter().map(|m| m.to_string()).collect();
+                        lines.push(Query {
+                            variant: v.name().into(),
+                            moves,
+                            ..Query::default()
+                        });
+                    }
+                }
+            }
+        }
+        let t = Instant::now();
+        for q in &lines {
+            explore(&store, q).unwrap();
+        }
+        let per = t.elapsed().as_secs_f64() / lines.len() as f64;
+        println!(
+            "explorer: {} lookups, {:.3} ms each ({:.0} lookups/s)",
+            lines.len(),
+            per * 1000.0,
+            1.0 / per
+        );
+    }
+}
