@@ -123,7 +123,7 @@ fn tags(block: &str, dhj: bool) -> Vec<(String, String)> {
         if dhj {
             for alt in ["[game_comment_", "[comment_"] {
                 if let Some(i) = rest.find(alt) {
-                    if next.map_or(true, |(n, _)| i < n) {
+                    if next.is_none_or(|(n, _)| i < n) {
                         next = Some((i, 1));
                     }
                 }
