@@ -5,4 +5,6 @@ mod binfmt;
 mod common;
 mod formats;
 mod notation;
+mod pipeline;
 mod rules;
+mod store;

@@ -1,7 +1,10 @@
 //! The `qipu` command line. The only module that knows clap.
 
+mod explore;
+mod export;
 mod position_args;
 mod rules_cmds;
+mod stats;
 
 use std::{io::Write, process::ExitCode};
 
@@ -21,6 +24,12 @@ enum Command {
     Perft(rules_cmds::PerftArgs),
     /// Print the legal moves of a position, sorted, on one line.
     Moves(rules_cmds::MovesArgs),
+    /// Statistics of a position and of every move played from it.
+    Explore(explore::ExploreArgs),
+    /// CSV of games and of position statistics.
+    Export(export::ExportArgs),
+    /// What is in a database.
+    Stats(stats::StatsArgs),
 }
 
 /// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
@@ -30,6 +39,9 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => rules_cmds::perft(&args),
         Command::Moves(args) => rules_cmds::moves(&args),
+        Command::Explore(args) => explore::explore(&args),
+        Command::Export(args) => export::export(&args),
+        Command::Stats(args) => stats::stats(&args),
     };
     match result {
         Ok(code) => code,
