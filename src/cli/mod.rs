@@ -1,5 +1,6 @@
 //! The `qipu` command line. The only module that knows clap.
 
+mod convert;
 mod position_args;
 mod rules_cmds;
 
@@ -21,6 +22,8 @@ enum Command {
     Perft(rules_cmds::PerftArgs),
     /// Print the legal moves of a position, sorted, on one line.
     Moves(rules_cmds::MovesArgs),
+    /// Rewrite game records of any supported format as UTF-8 PGN (or .gib for Janggi).
+    Convert(convert::ConvertArgs),
 }
 
 /// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
@@ -30,6 +33,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => rules_cmds::perft(&args),
         Command::Moves(args) => rules_cmds::moves(&args),
+        Command::Convert(args) => convert::convert(&args),
     };
     match result {
         Ok(code) => code,

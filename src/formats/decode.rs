@@ -101,7 +101,7 @@ pub fn decode_text(bytes: &[u8]) -> Decoded {
     ] {
         let d = decode_as(&stripped, te);
         let score = notation_score(&d.text) - 20 * d.malformed as i64;
-        if best.as_ref().map_or(true, |(s, _)| score > *s) {
+        if best.as_ref().is_none_or(|(s, _)| score > *s) {
             best = Some((score, d));
         }
     }

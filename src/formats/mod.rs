@@ -12,6 +12,7 @@ pub mod pgn;
 mod read;
 mod replay;
 pub mod tags;
+pub mod write;
 
 pub use game::{Game, GameError, MoveNode, Source, Tags};
 pub use read::{read_bytes, read_path, BinaryReader, BINARY_READERS};
