@@ -336,7 +336,7 @@ fn shared_collections() {
         }
         let enforced = c
             .probe
-            .map_or(true, |(v, m)| parse_move(&AnyPosition::new(v), m).is_ok());
+            .is_none_or(|(v, m)| parse_move(&AnyPosition::new(v), m).is_ok());
         if !enforced {
             writeln!(
                 table,
