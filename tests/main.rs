@@ -3,4 +3,5 @@
 
 mod common;
 mod formats;
+mod notation;
 mod rules;
