@@ -3,7 +3,7 @@
 
 use super::game::{Game, GameError};
 use crate::{
-    notation::parse_move,
+    notation::MoveReader,
     rules::{AnyPosition, GameEnd, JanggiRules, Move},
 };
 
@@ -37,15 +37,21 @@ pub fn replay(game: &Game) -> Result<Replay, GameError> {
         ));
     }
     let start = match &game.start_fen {
-        Some(fen) => AnyPosition::from_fen(game.variant, fen)
-            .map_err(|e| GameError::new(&game.source, format!("bad start position: {e}")))?,
+        Some(fen) => AnyPosition::from_fen(game.variant, fen).map_err(|e| GameError {
+            token: Some(fen.clone()),
+            ..GameError::new(&game.source, format!("bad start position: {e}"))
+        })?,
         None => AnyPosition::new(game.variant),
     }
     .with_janggi_rules(JanggiRules::SERVER);
     let mut pos = start.clone();
     let mut moves = Vec::with_capacity(game.moves.len());
+    let mut reader = match game.rank_base {
+        Some(base) => MoveReader::with_rank_base(base),
+        None => MoveReader::new(),
+    };
     for (i, node) in game.moves.iter().enumerate() {
-        let m = parse_move(&pos, &node.text).map_err(|e| GameError {
+        let m = reader.read(&pos, &node.text).map_err(|e| GameError {
             ply: Some(i + 1),
             token: Some(node.text.clone()),
             ..GameError::new(&game.source, e.to_string())
