@@ -272,6 +272,14 @@ fn pgn_round_trip_keeps_moves_variations_and_comments() {
     assert_eq!(back.tags.result, g.tags.result);
 }
 
+#[test]
+fn second_player_first_is_numbered_from_one_dots() {
+    let src = "[FEN \"4k4/9/9/4p4/9/9/9/9/9/3K5 b - - 0 1\"]\n1... e6e5 2. d0d1 e5e4 *\n";
+    let g = read_bytes("b.pgn", src.as_bytes());
+    let text = write_pgn(g[0].as_ref().unwrap(), &|_, m| m.to_string(), None).unwrap();
+    assert!(text.contains("\n1... e6e5 2. d0d1 e5e4 *"), "{text}");
+}
+
 /// Byte-level robustness: random bytes and real fixtures mutated (bytes flipped, truncated,
 /// spliced) never panic and always terminate; every reader is reached through `read_bytes`.
 #[test]
@@ -326,4 +334,53 @@ fn mutated_and_random_inputs_never_panic() {
             Ok(())
         })
         .unwrap();
+}
+
+/// `qipu convert`: Chinese PGN out of a GBK file, `.gib` out of a `.gib`; both read back to
+/// the same moves; a rejected game makes the exit code 1.
+#[test]
+fn convert_cli_round_trips() {
+    let bin = env!("CARGO_BIN_EXE_qipu");
+    let run = |args: &[&str]| {
+        std::process::Command::new(bin)
+            .arg("convert")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let gbk = fixture("formats/gbk-crlf.pgn");
+    let out = run(&[gbk.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("[Format \"Chinese\"]"));
+    assert!(
+        text.contains("1. 炮二平五 {中炮} (1. 相三进五 马８进７ (1... 炮８平５)) 1... 马８进７"),
+        "{text}"
+    );
+    let out = run(&[gbk.to_str().unwrap(), "--notation", "wxf"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("1. C2.5 {中炮} (1. E3+5 H8+7 (1... C8.5)) 1... H8+7 2. H2+3 R9.8"),
+        "{text}"
+    );
+
+    let gib = fixture("formats/games.gib");
+    let out = run(&[gib.to_str().unwrap(), "--to", "gib"]);
+    assert_eq!(out.status.code(), Some(1)); // the old-coordinates game is refused
+    let text = out.stdout;
+    let before: Vec<Vec<Move>> = games("games.gib")
+        .iter()
+        .filter_map(|g| replay(g).ok())
+        .map(|r| r.moves)
+        .collect();
+    let after: Vec<Vec<Move>> = read_bytes("out.gib", &text)
+        .into_iter()
+        .map(|r| replay(&r.unwrap()).unwrap().moves)
+        .collect();
+    assert_eq!(before.len(), 3);
+    assert_eq!(after, before);
 }

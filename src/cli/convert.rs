@@ -15,6 +15,7 @@ use crate::{
         write::{write_gib, write_pgn},
         Game, GameError,
     },
+    notation::{render, Notation},
     rules::{AnyPosition, Move, Variant},
 };
 
@@ -30,8 +31,14 @@ pub enum To {
 /// Move notation of `qipu convert`'s output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum NotationArg {
+    /// Chinese vertical-line notation (`炮二平五`); Xiangqi only.
+    Chinese,
+    /// WXF (`C2.5`); Xiangqi only.
+    Wxf,
     /// Coordinates `h2e2` (ranks 0–9; `pass` for a Janggi pass).
     Iccs,
+    /// Korean `.gib` coordinates (`08마87`); Janggi only.
+    Korean,
 }
 
 /// Arguments of `qipu convert`.
@@ -43,35 +50,54 @@ pub struct ConvertArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = To::Pgn)]
     to: To,
-    /// Move notation.
-    #[arg(long, value_enum, default_value_t = NotationArg::Iccs)]
-    notation: NotationArg,
+    /// Move notation [default: chinese for Xiangqi, korean for Janggi]. A notation of the
+    /// other game falls back to coordinates.
+    #[arg(long, value_enum)]
+    notation: Option<NotationArg>,
+    /// Traditional characters in Chinese notation (`馬８進７`).
+    #[arg(long)]
+    traditional: bool,
     /// Write to this file instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
 }
 
-fn render(notation: NotationArg) -> impl Fn(&AnyPosition, Move) -> String {
-    move |_pos: &AnyPosition, m: Move| match notation {
-        NotationArg::Iccs => m.to_string(),
+/// The notation for a game: the one asked for, or the game's own.
+fn notation_for(args: &ConvertArgs, variant: Variant) -> Notation {
+    let arg = args.notation.unwrap_or(match variant {
+        Variant::Xiangqi => NotationArg::Chinese,
+        Variant::Janggi => NotationArg::Korean,
+    });
+    match arg {
+        NotationArg::Chinese => Notation::Chinese {
+            traditional: args.traditional,
+        },
+        NotationArg::Wxf => Notation::Wxf,
+        NotationArg::Iccs => Notation::Coord,
+        NotationArg::Korean => Notation::Korean { hanja: false },
     }
 }
 
-fn format_tag(notation: NotationArg) -> &'static str {
-    match notation {
-        NotationArg::Iccs => "ICCS",
+/// The PGN `[Format]` tag of a notation (xqbase names), if it has one.
+fn format_tag(notation: Notation, variant: Variant) -> Option<&'static str> {
+    match (notation, variant) {
+        (Notation::Chinese { .. }, Variant::Xiangqi) => Some("Chinese"),
+        (Notation::Wxf, Variant::Xiangqi) => Some("WXF"),
+        (Notation::Coord | Notation::Iccs, _) => Some("ICCS"),
+        _ => None,
     }
 }
 
 fn convert_one(game: &Game, args: &ConvertArgs) -> Result<String, GameError> {
-    let r = render(args.notation);
+    let notation = notation_for(args, game.variant);
+    let r = move |pos: &AnyPosition, m: Move| render(pos, m, notation);
     match args.to {
         To::Gib if game.variant == Variant::Janggi => write_gib(game, &r),
         To::Gib => Err(GameError::new(
             &game.source,
             "a Xiangqi game cannot be written as .gib",
         )),
-        To::Pgn => write_pgn(game, &r, Some(format_tag(args.notation))),
+        To::Pgn => write_pgn(game, &r, format_tag(notation, game.variant)),
     }
 }
 

@@ -91,11 +91,14 @@ pub fn write_pgn(
     if let Some(c) = &game.comment {
         push_comment(&mut body, c);
     }
+    // Plies are counted from a virtual Red/Cho move so that a start with the second player to
+    // move is numbered `1... x 2. y`.
+    let ply0 = usize::from(rp.start.turn() == Color::Second);
     write_line(
         &mut body,
         &game.moves,
         &rp.start,
-        0,
+        ply0,
         render,
         Some(&rp.moves),
     );
@@ -108,7 +111,8 @@ pub fn write_pgn(
     Ok(out)
 }
 
-/// Writes a line of moves from `pos`; `ply0` is the 0-based ply of its first move. `known`
+/// Writes a line of moves from `pos`; `ply0` is the ply of its first move (0 = the first
+/// player's first move). `known`
 /// holds the line's moves when they are already resolved (the replayed main line).
 fn write_line(
     out: &mut String,
