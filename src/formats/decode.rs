@@ -126,7 +126,7 @@ fn rank(bytes: &[u8]) -> Vec<(i64, TextEncoding)> {
         (notation_score(&cow) - 20 * malformed, te)
     })
     .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
     scored
 }
 
