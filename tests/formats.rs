@@ -273,6 +273,15 @@ fn pgn_round_trip_keeps_moves_variations_and_comments() {
 }
 
 #[test]
+fn janggi_play_after_two_passes_is_kept_and_noted() {
+    let text = "[초차림 \"마상상마\"]\n[한차림 \"마상상마\"]\n\n1. 한수쉼 2. 한수쉼 3. 71졸72\n";
+    let g = read_bytes("p.gib", text.as_bytes());
+    let rp = replay(g[0].as_ref().unwrap()).unwrap();
+    assert_eq!(rp.moves, [Move::PASS, Move::PASS, mv("a3b3")]);
+    assert_eq!(rp.notes, ["ply 2: play went on after two passes in a row"]);
+}
+
+#[test]
 fn second_player_first_is_numbered_from_one_dots() {
     let src = "[FEN \"4k4/9/9/4p4/9/9/9/9/9/3K5 b - - 0 1\"]\n1... e6e5 2. d0d1 e5e4 *\n";
     let g = read_bytes("b.pgn", src.as_bytes());

@@ -4,7 +4,7 @@
 use super::game::{Game, GameError};
 use crate::{
     notation::MoveReader,
-    rules::{AnyPosition, GameEnd, JanggiRules, Move},
+    rules::{AnyPosition, GameEnd, JanggiRules, Move, Variant},
 };
 
 /// A game whose main line replays legally.
@@ -16,6 +16,10 @@ pub struct Replay {
     pub moves: Vec<Move>,
     /// How the game ended on the board, if it did (checkmate, stalemate, Janggi endings).
     pub end: Option<GameEnd>,
+    /// Janggi play that only the servers' rules allow, e.g. `ply 40: play went on after two
+    /// passes in a row`: the moves were kept, and this says where stricter rules would have
+    /// ended the game.
+    pub notes: Vec<String>,
 }
 
 /// Replays the main line. Janggi games are replayed under [`JanggiRules::SERVER`], the rules
@@ -50,6 +54,9 @@ pub fn replay(game: &Game) -> Result<Replay, GameError> {
         Some(base) => MoveReader::with_rank_base(base),
         None => MoveReader::new(),
     };
+    let mut notes = Vec::new();
+    let (mut prev_bikjang, mut prev_pass) = (start.board().generals_face(), false);
+    let (mut noted_bikjang, mut noted_pass) = (false, false);
     for (i, node) in game.moves.iter().enumerate() {
         let m = reader.read(&pos, &node.text).map_err(|e| GameError {
             ply: Some(i + 1),
@@ -58,7 +65,31 @@ pub fn replay(game: &Game) -> Result<Replay, GameError> {
         })?;
         pos.play_unchecked(m);
         moves.push(m);
+        if game.variant == Variant::Janggi && i + 1 < game.moves.len() {
+            let bikjang = pos.board().generals_face();
+            if bikjang && prev_bikjang && !noted_bikjang {
+                notes.push(format!(
+                    "ply {}: play went on after bikjang on two consecutive plies",
+                    i + 1
+                ));
+                noted_bikjang = true;
+            }
+            if m.is_pass() && prev_pass && !noted_pass {
+                notes.push(format!(
+                    "ply {}: play went on after two passes in a row",
+                    i + 1
+                ));
+                noted_pass = true;
+            }
+            prev_bikjang = bikjang;
+            prev_pass = m.is_pass();
+        }
     }
     let end = pos.end();
-    Ok(Replay { start, moves, end })
+    Ok(Replay {
+        start,
+        moves,
+        end,
+        notes,
+    })
 }

@@ -190,6 +190,8 @@ struct Stats {
     ref_agree: usize,
     ref_missing: usize,
     ref_rejected: usize,
+    /// Games replayed only under the servers' Janggi rules.
+    noted: usize,
 }
 
 #[test]
@@ -242,6 +244,9 @@ fn shared_collections() {
             match replayed {
                 Ok((g, rp)) => {
                     s.legal += 1;
+                    if !rp.notes.is_empty() {
+                        s.noted += 1;
+                    }
                     if let Some(refs) = &reference {
                         match refs.get(&(outer.clone(), g.source.index)) {
                             Some(rg) if rg.ok => {
@@ -305,6 +310,14 @@ fn shared_collections() {
             disagreements.len()
         )
         .unwrap();
+        if s.noted > 0 {
+            writeln!(
+                table,
+                "      {} games play on after bikjang or two passes (kept, noted)",
+                s.noted
+            )
+            .unwrap();
+        }
         if s.ref_missing + s.ref_rejected + unseen.len() > 0 {
             writeln!(
                 table,
