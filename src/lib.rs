@@ -17,4 +17,6 @@ pub mod cli;
 pub mod explorer;
 pub mod formats;
 pub mod notation;
+pub mod pipeline;
 pub mod rules;
+pub mod store;

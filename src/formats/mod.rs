@@ -14,6 +14,14 @@ mod replay;
 pub mod tags;
 pub mod write;
 
+mod board90;
+pub mod cbf;
+pub mod cbl;
+pub mod cbr;
+pub mod ccbridge;
+pub mod dhtmlxq;
+pub mod xqf;
+
 pub use game::{Game, GameError, MoveNode, Source, Tags};
 pub use read::{read_bytes, read_path, BinaryReader, BINARY_READERS};
 pub use replay::{replay, Replay};

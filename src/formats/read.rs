@@ -20,12 +20,13 @@ pub type BinaryReader = (
     fn(&str, &[u8]) -> Vec<Result<Game, GameError>>,
 );
 
-/// ==== BINARY FORMATS: WIRED AT MERGE ====
 /// The readers tried first, in order, before any text decoding: XQF, CCBridge CBF/CBR/CBL and
-/// DhtmlXQ live in their own modules (`xqf`, `ccbridge`, `dhtmlxq`), each exposing
-/// `sniff(&[u8]) -> bool` and `read(&str, &[u8]) -> Vec<Result<Game, GameError>>`. Add them
-/// here, e.g. `(super::xqf::sniff, super::xqf::read)`.
-pub const BINARY_READERS: &[BinaryReader] = &[];
+/// DhtmlXQ (also inside an HTML page), each recognised by content.
+pub const BINARY_READERS: &[BinaryReader] = &[
+    (super::xqf::sniff, super::xqf::read),
+    (super::ccbridge::sniff, super::ccbridge::read),
+    (super::dhtmlxq::sniff, super::dhtmlxq::read),
+];
 
 /// Largest member of a zip archive that is read (guards against zip bombs).
 const MAX_ZIP_MEMBER: u64 = 512 << 20;
