@@ -65,16 +65,20 @@ pub fn replay(game: &Game) -> Result<Replay, GameError> {
         })?;
         pos.play_unchecked(m);
         moves.push(m);
-        if game.variant == Variant::Janggi && i + 1 < game.moves.len() {
+        if game.variant == Variant::Janggi {
+            // Strict rules (Fairy-Stockfish `janggi`): while the generals face each other only
+            // a move that breaks the line or a pass is legal, and bikjang on two consecutive
+            // plies or two passes in a row end the game.
             let bikjang = pos.board().generals_face();
-            if bikjang && prev_bikjang && !noted_bikjang {
+            let more = i + 1 < game.moves.len();
+            if prev_bikjang && bikjang && (more || !m.is_pass()) && !noted_bikjang {
                 notes.push(format!(
-                    "ply {}: play went on after bikjang on two consecutive plies",
+                    "ply {}: play went on while the generals faced each other (bikjang)",
                     i + 1
                 ));
                 noted_bikjang = true;
             }
-            if m.is_pass() && prev_pass && !noted_pass {
+            if m.is_pass() && prev_pass && more && !noted_pass {
                 notes.push(format!(
                     "ply {}: play went on after two passes in a row",
                     i + 1
