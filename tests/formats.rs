@@ -1,6 +1,395 @@
-//! Readers, decoding, `read_path` and replay on small fixtures (`tests/data/formats/`), and
-//! the real collections under `../shared` (ignored by default).
-
-#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+//! Readers, decoding, `read_path`, replay and writers on small fixtures
+//! (`tests/data/formats/`, made by `make_fixtures.py` there), byte-level robustness, and the
+//! real collections under `../shared` (ignored by default).
 
 mod shared;
+
+use std::path::Path;
+
+use qipu::{
+    formats::{
+        decode::{decode_text, TextEncoding},
+        read_bytes, read_path, replay,
+        write::write_pgn,
+        Game, GameError,
+    },
+    rules::{Color, Move, Outcome, Variant},
+};
+
+use crate::common::fixture;
+
+fn read_fixture(name: &str) -> Vec<Result<Game, GameError>> {
+    let path = fixture(&format!("formats/{name}"));
+    let bytes = std::fs::read(&path).unwrap();
+    read_bytes(name, &bytes)
+}
+
+fn games(name: &str) -> Vec<Game> {
+    read_fixture(name)
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+        .collect()
+}
+
+fn texts(g: &Game) -> Vec<&str> {
+    g.moves.iter().map(|m| m.text.as_str()).collect()
+}
+
+fn mv(s: &str) -> Move {
+    s.parse().unwrap()
+}
+
+#[test]
+fn gbk_pgn_with_advert_inner_quotes_and_variations() {
+    let bytes = std::fs::read(fixture("formats/gbk-crlf.pgn")).unwrap();
+    assert_eq!(decode_text(&bytes).encoding, TextEncoding::Gb18030);
+    let g = games("gbk-crlf.pgn");
+    assert_eq!(g.len(), 2);
+    let t = &g[0].tags;
+    assert_eq!(t.event.as_deref(), Some("\"中立杯\"象棋快棋赛"));
+    assert_eq!(t.date.as_deref(), Some("2006-08-03"));
+    assert_eq!(t.first.as_deref(), Some("甲"));
+    assert_eq!(t.second.as_deref(), Some("乙"));
+    assert_eq!(t.first_team.as_deref(), Some("北京"));
+    assert_eq!(t.second_team.as_deref(), Some("上海"));
+    assert_eq!(t.ecco.as_deref(), Some("B00"));
+    assert_eq!(t.opening.as_deref(), Some("中炮局"));
+    assert_eq!(
+        t.result,
+        Some(Outcome::Decisive {
+            winner: Color::First
+        })
+    );
+    assert_eq!(
+        texts(&g[0]),
+        ["炮二平五", "马８进７", "马二进三", "车９平８"]
+    );
+    assert_eq!(g[0].moves[0].comment.as_deref(), Some("中炮"));
+    let var = &g[0].moves[0].variations;
+    assert_eq!(var.len(), 1);
+    assert_eq!(
+        var[0].iter().map(|n| n.text.as_str()).collect::<Vec<_>>(),
+        ["相三进五", "马８进７"]
+    );
+    assert_eq!(var[0][1].variations[0][0].text, "炮８平５");
+    // The advert after the result is not a game; the second game follows.
+    assert_eq!(g[1].source.index, 1);
+    assert_eq!(g[1].tags.date.as_deref(), Some("2007-01"));
+    assert_eq!(texts(&g[1]), ["兵七进一", "卒７进１"]);
+}
+
+#[test]
+fn big5_black_to_move_numbering() {
+    let bytes = std::fs::read(fixture("formats/big5-black-first.pgn")).unwrap();
+    assert_eq!(decode_text(&bytes).encoding, TextEncoding::Big5);
+    let g = games("big5-black-first.pgn");
+    assert_eq!(g.len(), 1);
+    assert_eq!(g[0].tags.event.as_deref(), Some("測試"));
+    assert_eq!(g[0].tags.date.as_deref(), Some("1981"));
+    assert_eq!(
+        g[0].start_fen.as_deref(),
+        Some("4k4/9/9/4p4/9/9/9/9/9/3K5 b - - 0 1")
+    );
+    assert_eq!(texts(&g[0]), ["卒５進１", "帥四進一", "卒５進１"]);
+}
+
+#[test]
+fn utf16_and_utf8_bom() {
+    let g = games("utf16le.pgn");
+    assert_eq!(g[0].tags.first.as_deref(), Some("红"));
+    assert_eq!(texts(&g[0]), ["H2-E2", "H9-G7", "H0-G2", "I9-H9"]);
+    let rp = replay(&g[0]).unwrap();
+    assert_eq!(rp.moves, [mv("h2e2"), mv("h9g7"), mv("h0g2"), mv("i9h9")]);
+    let g = games("utf8-bom-wxf.pgn");
+    assert_eq!(
+        texts(&g[0]),
+        ["Ｃ２＝５", "Ｈ８＋７", "Ｈ２＋３", "Ｒ９＝８"]
+    );
+    assert_eq!(g[0].tags.result, Some(Outcome::Draw));
+}
+
+#[test]
+fn gib_games_forfeit_board_and_old_coordinates() {
+    let bytes = std::fs::read(fixture("formats/games.gib")).unwrap();
+    assert_eq!(decode_text(&bytes).encoding, TextEncoding::Cp949);
+    let g = games("games.gib");
+    assert_eq!(g.len(), 4);
+    assert!(g.iter().all(|g| g.variant == Variant::Janggi));
+    // 1: formations (Cho 상마상마, Han 마상마상), comments, clock marks and a pass.
+    let t = &g[0].tags;
+    assert_eq!(t.event.as_deref(), Some("연습대국"));
+    assert_eq!(t.round.as_deref(), Some("1"));
+    assert_eq!(t.site, None); // 미상 = unknown
+    assert_eq!(t.date.as_deref(), Some("2016-12-06"));
+    assert_eq!(t.first.as_deref(), Some("가"));
+    assert_eq!(t.second.as_deref(), Some("나"));
+    assert_eq!(t.first_formation.as_deref(), Some("상마상마"));
+    assert_eq!(t.second_formation.as_deref(), Some("마상마상"));
+    assert_eq!(
+        t.result,
+        Some(Outcome::Decisive {
+            winner: Color::First
+        })
+    );
+    assert_eq!(
+        g[0].start_fen.as_deref(),
+        Some("rnba1anbr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RBNA1ABNR w - - 0 1")
+    );
+    assert_eq!(
+        texts(&g[0]),
+        ["71졸72", "41병42", "08마87", "한수쉼", "79楚卒78"]
+    );
+    assert_eq!(g[0].moves[2].comment.as_deref(), Some("말"));
+    // 2: a forfeit without moves (stray 0x1A 0xFF before it).
+    assert!(g[1].moves.is_empty());
+    assert_eq!(g[1].tags.first.as_deref(), Some("다"));
+    assert_eq!(
+        g[1].tags.result,
+        Some(Outcome::Decisive {
+            winner: Color::Second
+        })
+    );
+    // 3: a [판] board, Han without advisors, Han moves first.
+    assert_eq!(
+        g[2].start_fen.as_deref(),
+        Some("rnb3nbr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR b - - 0 1")
+    );
+    assert_eq!(g[2].tags.result, Some(Outcome::Draw));
+    // 4: old coordinates are refused at replay with a clear message.
+    let e = replay(&g[3]).unwrap_err();
+    assert_eq!(e.game, Some(3));
+    assert!(e.reason.contains("구좌표"), "{e}");
+}
+
+#[test]
+fn tygem_go_gib_is_one_file_error() {
+    let r = read_fixture("tygem-go.gib");
+    assert_eq!(r.len(), 1);
+    let e = r[0].as_ref().unwrap_err();
+    assert_eq!(e.game, None);
+    assert!(e.reason.contains("Go"), "{e}");
+}
+
+#[test]
+fn eglib_and_move_list() {
+    let g = games("puzzles.eglib");
+    assert_eq!(g.len(), 2);
+    assert_eq!(g[0].tags.event.as_deref(), Some("车的杀法"));
+    let rp = replay(&g[0]).unwrap();
+    assert_eq!(rp.moves, [mv("e4e8"), mv("d9e8")]);
+    assert!(g[1].moves.is_empty());
+    assert!(replay(&g[1]).is_ok()); // a two-field FEN
+    let g = games("movelist.txt");
+    assert_eq!(g.len(), 1);
+    let rp = replay(&g[0]).unwrap();
+    assert_eq!(rp.moves, [mv("h2e2"), mv("h9g7"), mv("h0g2"), mv("i9h9")]);
+}
+
+#[test]
+fn janggi_pgn_pychess() {
+    let g = games("janggi-pychess.pgn");
+    assert_eq!(g[0].variant, Variant::Janggi);
+    assert_eq!(g[0].tags.first.as_deref(), Some("cho"));
+    // FS squares, ranks 1–10: a4b4 = a3b3, a7b7 = a6b6, e2e2 = Cho's general passes.
+    let rp = replay(&g[0]).unwrap();
+    assert_eq!(rp.moves, [mv("a3b3"), mv("a6b6"), Move::PASS]);
+}
+
+#[test]
+fn read_path_walks_sorted_with_zip_members_and_skips_non_records() {
+    let dir = fixture("formats");
+    let all: Vec<Result<Game, GameError>> = read_path(&dir).collect();
+    let names: Vec<String> = all
+        .iter()
+        .map(|r| match r {
+            Ok(g) => g.source.file.clone(),
+            Err(e) => e.file.clone(),
+        })
+        .map(|f| {
+            Path::new(&f)
+                .strip_prefix(&dir)
+                .map(|p| p.display().to_string())
+                .unwrap_or(f)
+        })
+        .collect();
+    let mut dedup = names.clone();
+    dedup.dedup();
+    assert_eq!(
+        dedup,
+        [
+            "archive.zip:inner/a.pgn",
+            "archive.zip:inner/b.pgn",
+            "big5-black-first.pgn",
+            "games.gib",
+            "gbk-crlf.pgn",
+            "janggi-pychess.pgn",
+            "movelist.txt",
+            "puzzles.eglib",
+            "tygem-go.gib",
+            "utf16le.pgn",
+            "utf8-bom-wxf.pgn",
+        ]
+    );
+    // The one error is the Go record; the README and the zip's notes.txt are skipped.
+    let errors: Vec<&GameError> = all.iter().filter_map(|r| r.as_ref().err()).collect();
+    assert_eq!(errors.len(), 1);
+    assert!(errors[0].file.ends_with("tygem-go.gib"));
+    // A file named directly is always reported.
+    let readme: Vec<_> = read_path(&dir.join("README")).collect();
+    assert_eq!(readme.len(), 1);
+    assert!(readme[0].is_err());
+    let missing: Vec<_> = read_path(&dir.join("no-such-file.pgn")).collect();
+    assert_eq!(missing[0].as_ref().unwrap_err().game, None);
+}
+
+#[test]
+fn replay_error_names_file_game_ply_and_token() {
+    let r = read_bytes("x.pgn", b"[Red \"a\"]\n1. h2e2 h9g7 2. h2h9 *\n");
+    let e = replay(r[0].as_ref().unwrap()).unwrap_err();
+    assert_eq!(e.file, "x.pgn");
+    assert_eq!(e.game, Some(0));
+    assert_eq!(e.ply, Some(3));
+    assert_eq!(e.token.as_deref(), Some("h2h9"));
+}
+
+#[test]
+fn pgn_round_trip_keeps_moves_variations_and_comments() {
+    let g = games("utf16le.pgn");
+    let text = write_pgn(&g[0], &|_, m| m.to_string(), Some("ICCS")).unwrap();
+    let back = read_bytes("back.pgn", text.as_bytes());
+    let back = back[0].as_ref().unwrap();
+    assert_eq!(replay(back).unwrap().moves, replay(&g[0]).unwrap().moves);
+    assert_eq!(back.tags.first, g[0].tags.first);
+    // Variations and comments (moves in coordinates so that they resolve without Chinese).
+    let src = "[Red \"a\"]\n{intro} 1. h2e2 {c1} (1. b2e2 h9g7 (1... b9c7)) h9g7 2. h0g2 1-0\n";
+    let g = read_bytes("v.pgn", src.as_bytes());
+    let g = g[0].as_ref().unwrap();
+    let text = write_pgn(g, &|_, m| m.to_string(), None).unwrap();
+    let back = read_bytes("v2.pgn", text.as_bytes());
+    let back = back[0].as_ref().unwrap();
+    assert_eq!(back.moves, g.moves);
+    assert_eq!(back.comment, g.comment);
+    assert_eq!(back.tags.result, g.tags.result);
+}
+
+#[test]
+fn janggi_play_after_two_passes_is_kept_and_noted() {
+    let text = "[초차림 \"마상상마\"]\n[한차림 \"마상상마\"]\n\n1. 한수쉼 2. 한수쉼 3. 71졸72\n";
+    let g = read_bytes("p.gib", text.as_bytes());
+    let rp = replay(g[0].as_ref().unwrap()).unwrap();
+    assert_eq!(rp.moves, [Move::PASS, Move::PASS, mv("a3b3")]);
+    assert_eq!(rp.notes, ["ply 2: play went on after two passes in a row"]);
+}
+
+#[test]
+fn second_player_first_is_numbered_from_one_dots() {
+    let src = "[FEN \"4k4/9/9/4p4/9/9/9/9/9/3K5 b - - 0 1\"]\n1... e6e5 2. d0d1 e5e4 *\n";
+    let g = read_bytes("b.pgn", src.as_bytes());
+    let text = write_pgn(g[0].as_ref().unwrap(), &|_, m| m.to_string(), None).unwrap();
+    assert!(text.contains("\n1... e6e5 2. d0d1 e5e4 *"), "{text}");
+}
+
+/// Byte-level robustness: random bytes and real fixtures mutated (bytes flipped, truncated,
+/// spliced) never panic and always terminate; every reader is reached through `read_bytes`.
+#[test]
+fn mutated_and_random_inputs_never_panic() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(fixture("formats"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x != "py"))
+        .map(|e| std::fs::read(e.path()).unwrap())
+        .collect();
+    seeds.sort();
+    let n = seeds.len();
+    let mut runner = TestRunner::new(Config {
+        cases: 3000,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = (
+        0..n,
+        proptest::collection::vec((any::<usize>(), any::<u8>()), 0..8),
+        any::<usize>(),
+        proptest::collection::vec(any::<u8>(), 0..64),
+        any::<bool>(),
+    );
+    runner
+        .run(&strategy, |(i, flips, cut, junk, random)| {
+            let mut data = if random {
+                junk.clone()
+            } else {
+                seeds[i].clone()
+            };
+            for (pos, b) in flips {
+                if !data.is_empty() {
+                    let p = pos % data.len();
+                    data[p] = b;
+                }
+            }
+            if !random && !data.is_empty() {
+                let c = cut % (data.len() + 1);
+                if c % 3 == 0 {
+                    data.truncate(c);
+                } else if c % 3 == 1 {
+                    data.splice(c..c, junk.iter().copied());
+                }
+            }
+            for g in read_bytes("fuzz", &data).into_iter().flatten() {
+                let _ = replay(&g);
+                let _ = write_pgn(&g, &|_, m| m.to_string(), None);
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// `qipu convert`: Chinese PGN out of a GBK file, `.gib` out of a `.gib`; both read back to
+/// the same moves; a rejected game makes the exit code 1.
+#[test]
+fn convert_cli_round_trips() {
+    let bin = env!("CARGO_BIN_EXE_qipu");
+    let run = |args: &[&str]| {
+        std::process::Command::new(bin)
+            .arg("convert")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let gbk = fixture("formats/gbk-crlf.pgn");
+    let out = run(&[gbk.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("[Format \"Chinese\"]"));
+    assert!(
+        text.contains("1. 炮二平五 {中炮} (1. 相三进五 马８进７ (1... 炮８平５)) 1... 马８进７"),
+        "{text}"
+    );
+    let out = run(&[gbk.to_str().unwrap(), "--notation", "wxf"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("1. C2.5 {中炮} (1. E3+5 H8+7 (1... C8.5)) 1... H8+7 2. H2+3 R9.8"),
+        "{text}"
+    );
+
+    let gib = fixture("formats/games.gib");
+    let out = run(&[gib.to_str().unwrap(), "--to", "gib"]);
+    assert_eq!(out.status.code(), Some(1)); // the old-coordinates game is refused
+    let text = out.stdout;
+    let before: Vec<Vec<Move>> = games("games.gib")
+        .iter()
+        .filter_map(|g| replay(g).ok())
+        .map(|r| r.moves)
+        .collect();
+    let after: Vec<Vec<Move>> = read_bytes("out.gib", &text)
+        .into_iter()
+        .map(|r| replay(&r.unwrap()).unwrap().moves)
+        .collect();
+    assert_eq!(before.len(), 3);
+    assert_eq!(after, before);
+}

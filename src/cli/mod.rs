@@ -1,6 +1,7 @@
 //! The `qipu` command line. The only module that knows clap.
 
 mod book;
+mod convert;
 mod explore;
 mod export;
 mod import;
@@ -33,6 +34,8 @@ enum Command {
     Book(book::BookArgs),
     /// Read a book back: the moves stored for a position (BOOK.DAT, .obk or qipu).
     Probe(probe::ProbeArgs),
+    /// Rewrite game records of any supported format as UTF-8 PGN (or .gib for Janggi).
+    Convert(convert::ConvertArgs),
     /// Statistics of a position and of every move played from it.
     Explore(explore::ExploreArgs),
     /// CSV of games and of position statistics.
@@ -51,6 +54,7 @@ pub fn main() -> ExitCode {
         Command::Import(args) => import::import(&args),
         Command::Book(args) => book::book(&args),
         Command::Probe(args) => probe::probe(&args),
+        Command::Convert(args) => convert::convert(&args),
         Command::Explore(args) => explore::explore(&args),
         Command::Export(args) => export::export(&args),
         Command::Stats(args) => stats::stats(&args),

@@ -93,22 +93,41 @@ pub fn decode_text(bytes: &[u8]) -> Decoded {
         .copied()
         .filter(|&b| b != 0xff && b != 0x1a)
         .collect();
-    let mut best: Option<(i64, Decoded)> = None;
-    for te in [
+    // Score a sample (whole lines) first; fall back to the whole text on a tie.
+    let sample = match stripped.get(..SAMPLE) {
+        Some(head) => head
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(head, |i| &head[..i]),
+        None => &stripped[..],
+    };
+    let mut best = rank(sample);
+    if best.len() > 1 && best[0].0 == best[1].0 && sample.len() < stripped.len() {
+        best = rank(&stripped);
+    }
+    let choice = best.first().map_or(TextEncoding::Gb18030, |b| b.1);
+    decode_as(&stripped, choice)
+}
+
+/// How much of a record is decoded three ways to choose its encoding.
+const SAMPLE: usize = 32 * 1024;
+
+/// The legacy encodings ranked by score, best first (stable: GB18030, Big5, CP949 on ties).
+fn rank(bytes: &[u8]) -> Vec<(i64, TextEncoding)> {
+    let mut scored: Vec<(i64, TextEncoding)> = [
         TextEncoding::Gb18030,
         TextEncoding::Big5,
         TextEncoding::Cp949,
-    ] {
-        let d = decode_as(&stripped, te);
-        let score = notation_score(&d.text) - 20 * d.malformed as i64;
-        if best.as_ref().is_none_or(|(s, _)| score > *s) {
-            best = Some((score, d));
-        }
-    }
-    match best {
-        Some((_, d)) => d,
-        None => decode_as(&stripped, TextEncoding::Gb18030),
-    }
+    ]
+    .into_iter()
+    .map(|te| {
+        let (cow, _) = te.encoding().decode_without_bom_handling(bytes);
+        let malformed = cow.chars().filter(|&c| c == '\u{fffd}').count() as i64;
+        (notation_score(&cow) - 20 * malformed, te)
+    })
+    .collect();
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
+    scored
 }
 
 /// Decodes with a given encoding (no detection). A leading byte-order mark is dropped.
@@ -152,8 +171,19 @@ const NOTATION_CHARS: &str = "車车馬马炮砲包相象仕士帥帅將将兵�
     차포마상사졸병장궁초한대국결과회전일자장소차림총수제한시간완승무승부수쉼";
 
 fn notation_score(text: &str) -> i64 {
+    use std::sync::OnceLock;
+    static SET: OnceLock<Vec<char>> = OnceLock::new();
+    let set = SET.get_or_init(|| {
+        let mut v: Vec<char> = NOTATION_CHARS
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    });
     text.chars()
-        .filter(|c| !c.is_ascii() && NOTATION_CHARS.contains(*c))
+        .filter(|c| !c.is_ascii() && set.binary_search(c).is_ok())
         .count() as i64
 }
 

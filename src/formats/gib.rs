@@ -31,22 +31,19 @@ pub fn looks_like_gib(text: &str) -> bool {
         "[초포진",
         "[대국일자",
     ];
-    let head = head(text, 4096);
-    TAGS.iter().any(|t| head.contains(t))
+    text.lines()
+        .map(|l| l.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}'))
+        .filter(|l| !l.is_empty())
+        .take(5)
+        .any(|l| TAGS.iter().any(|t| l.starts_with(t)))
 }
 
 /// Whether a text is a Tygem Go record (`.gib` too, but Go).
 pub fn looks_like_tygem_go(text: &str) -> bool {
-    let head = head(text, 4096);
-    head.contains("\\HS") && (head.contains("\\GS") || head.contains("GAMEBLACKNAME"))
-}
-
-fn head(text: &str, n: usize) -> &str {
-    let mut end = n.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .is_some_and(|l| l.starts_with("\\HS"))
 }
 
 /// Reads every game of a decoded `.gib` text. A game whose start position cannot be built

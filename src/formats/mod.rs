@@ -12,6 +12,7 @@ pub mod pgn;
 mod read;
 mod replay;
 pub mod tags;
+pub mod write;
 
 mod board90;
 pub mod cbf;

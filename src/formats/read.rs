@@ -96,15 +96,61 @@ fn read_text(file: &str, bytes: &[u8]) -> Result<Vec<Result<Game, GameError>>, S
             .map(Ok)
             .collect());
     }
-    if let Some(variant) = movelist_variant(text) {
+    let (fen, body) = match split_fen_prefix(text) {
+        Some((fen, body)) => (Some(fen), body.replace(',', " ")),
+        None => (None, text.to_string()),
+    };
+    if let Some(variant) = movelist_variant(&body) {
         if decoded.malformed == 0 {
-            return Ok(pgn::read_pgn(file, text, variant)
-                .into_iter()
-                .map(Ok)
-                .collect());
+            let mut games = pgn::read_pgn(file, &body, variant);
+            if let Some(fen) = fen {
+                games.truncate(1);
+                for g in &mut games {
+                    g.start_fen = Some(fen.clone());
+                }
+                if games.is_empty() {
+                    let mut g = Game::new(
+                        variant,
+                        super::Source {
+                            file: file.to_string(),
+                            index: 0,
+                        },
+                    );
+                    g.start_fen = Some(fen);
+                    games.push(g);
+                }
+            }
+            return Ok(games.into_iter().map(Ok).collect());
         }
     }
     Err("not a game record in any supported format".into())
+}
+
+/// A move list may start with a FEN (`placement [side]`, then a comma or a newline): returns
+/// the FEN and the rest.
+fn split_fen_prefix(text: &str) -> Option<(String, &str)> {
+    let t = text.trim_start();
+    let end = t.find(['\n', ',']).unwrap_or(t.len());
+    let head = t[..end].trim();
+    let mut parts = head.split_whitespace();
+    let placement = parts.next()?;
+    if placement.split('/').count() != 10
+        || !placement
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '/')
+    {
+        return None;
+    }
+    let side = match parts.next() {
+        Some(s @ ("w" | "b" | "r")) => s,
+        Some(_) => return None,
+        None => "w",
+    };
+    let side = if side == "b" { "b" } else { "w" };
+    Some((
+        format!("{placement} {side}"),
+        t.get(end + 1..).unwrap_or_default(),
+    ))
 }
 
 /// Whether a text is a plain move list (most words look like moves in some notation), and of
@@ -125,7 +171,21 @@ fn movelist_variant(text: &str) -> Option<Variant> {
             None => "",
             _ => w,
         };
-        if w.is_empty() || matches!(w, "1-0" | "0-1" | "1/2-1/2" | "*") {
+        if w.is_empty()
+            || matches!(
+                w,
+                "1-0"
+                    | "0-1"
+                    | "1/2-1/2"
+                    | "*"
+                    | "红胜"
+                    | "紅勝"
+                    | "黑胜"
+                    | "黑勝"
+                    | "和棋"
+                    | "和局"
+            )
+        {
             continue;
         }
         words += 1;
@@ -322,6 +382,30 @@ mod tests {
             Some(Variant::Janggi)
         );
         assert_eq!(movelist_variant("MIT License\n\nCopyright (c) 2020"), None);
+    }
+
+    #[test]
+    fn move_list_after_a_fen() {
+        let g = read_bytes(
+            "m.txt",
+            "9/3k5/4c4/4N4/9/6R2/9/5p3/4r4/5K3 w, g4g8 d8d9 e6c7, 1-0\n".as_bytes(),
+        );
+        let g = g[0].as_ref().unwrap();
+        assert_eq!(
+            g.start_fen.as_deref(),
+            Some("9/3k5/4c4/4N4/9/6R2/9/5p3/4r4/5K3 w")
+        );
+        assert_eq!(g.moves.len(), 3);
+        let text = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w\n兵七进一\n马８进７\n黑胜";
+        let g = read_bytes("m.txt", text.as_bytes());
+        let g = g[0].as_ref().unwrap();
+        assert_eq!(g.moves.len(), 2);
+        assert_eq!(
+            g.tags.result,
+            Some(crate::rules::Outcome::Decisive {
+                winner: crate::rules::Color::Second
+            })
+        );
     }
 
     #[test]
