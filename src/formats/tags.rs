@@ -142,12 +142,15 @@ pub fn parse_result(text: &str) -> Option<Outcome> {
     {
         return Some(Outcome::Draw);
     }
-    let c = t.chars().next()?;
-    match c {
-        '초' | '楚' | '红' | '紅' => Some(first),
-        '한' | '漢' | '汉' | '黑' => Some(second),
-        _ => None,
-    }
+    let named = match t.chars().next()? {
+        '초' | '楚' | '红' | '紅' => Color::First,
+        '한' | '漢' | '汉' | '黑' => Color::Second,
+        _ => return None,
+    };
+    // `红先负` / `黑负` / `한 패`: the named side lost; otherwise (`红胜`, `초 완승`) it won.
+    let lost = t.contains(['负', '負', '败', '敗', '패']);
+    let winner = if lost { named.other() } else { named };
+    Some(Outcome::Decisive { winner })
 }
 
 fn parse_rating(text: &str) -> Option<u32> {
@@ -158,6 +161,25 @@ fn parse_rating(text: &str) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chinese_and_korean_result_words() {
+        let red = Some(Outcome::Decisive {
+            winner: Color::First,
+        });
+        let black = Some(Outcome::Decisive {
+            winner: Color::Second,
+        });
+        assert_eq!(parse_result("红胜"), red);
+        assert_eq!(parse_result("红先胜"), red);
+        assert_eq!(parse_result("红先负"), black);
+        assert_eq!(parse_result("黑负"), red);
+        assert_eq!(parse_result("黑胜"), black);
+        assert_eq!(parse_result("한 완승"), black);
+        assert_eq!(parse_result("초 기권패"), black);
+        assert_eq!(parse_result("和棋"), Some(Outcome::Draw));
+        assert_eq!(parse_result("1-0"), red);
+    }
 
     #[test]
     fn dates() {
