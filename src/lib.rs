@@ -18,3 +18,4 @@ pub mod explorer;
 pub mod formats;
 pub mod notation;
 pub mod rules;
+pub mod web;

@@ -2,6 +2,7 @@
 
 mod position_args;
 mod rules_cmds;
+mod serve;
 
 use std::{io::Write, process::ExitCode};
 
@@ -21,6 +22,8 @@ enum Command {
     Perft(rules_cmds::PerftArgs),
     /// Print the legal moves of a position, sorted, on one line.
     Moves(rules_cmds::MovesArgs),
+    /// Serve the HTTP JSON API and the web explorer page.
+    Serve(serve::ServeArgs),
 }
 
 /// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
@@ -30,6 +33,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => rules_cmds::perft(&args),
         Command::Moves(args) => rules_cmds::moves(&args),
+        Command::Serve(args) => serve::serve(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,37 @@
+//! `qipu serve`: the HTTP JSON API and the web explorer page.
+//!
+//! Routes (all `GET`; errors are JSON `{"error": "...", "status": N}`):
+//!
+//! | route | answer |
+//! |---|---|
+//! | `/` | the explorer page (HTML, script and style are embedded in the binary) |
+//! | `/api/status` | `{"version", "database", "books"}` |
+//! | `/api/position?variant=&fen=&moves=&rules=` | FEN, side to move, pieces, check, game end, legal moves |
+//!
+//! Bad parameters answer 400, unknown routes 404, other methods 405, over-long request
+//! targets 414. Parameters: `moves` is a list separated by commas or spaces in any notation
+//! (send a WXF `+` as `%2B`); unknown parameters are rejected so a misspelt filter is never
+//! silently ignored.
+//!
+//! ```
+//! use qipu::web::{route, Worker};
+//! let mut w = Worker::without_database();
+//! let r = route(&mut w, "GET", "/api/position?variant=janggi");
+//! assert_eq!(r.status, 200);
+//! let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+//! assert_eq!(v["turn"], "first");
+//! assert_eq!(v["legal"].as_array().unwrap().len(), 32);
+//! ```
+
+mod assets;
+pub mod position;
+pub mod query;
+mod reply;
+mod routes;
+mod server;
+mod worker;
+
+pub use reply::Reply;
+pub use routes::{route, ApiError};
+pub use server::{Config, Server};
+pub use worker::Worker;

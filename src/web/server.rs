@@ -1,0 +1,152 @@
+//! The HTTP server: `tiny_http` reads requests on its connection threads; a fixed pool of
+//! worker threads, each with its own [`Worker`] (read connection), answers them.
+
+use std::{
+    io,
+    net::SocketAddr,
+    panic::{catch_unwind, AssertUnwindSafe},
+    sync::Arc,
+    thread,
+};
+
+use tiny_http::{Header, Response, StatusCode};
+
+use super::{reply::Reply, routes::route, worker::Worker};
+
+/// How to run the server.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Address to listen on (default `127.0.0.1:8080`; port 0 picks a free port).
+    pub addr: String,
+    /// Worker threads (each holds one read connection).
+    pub threads: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            addr: "127.0.0.1:8080".to_string(),
+            threads: 4,
+        }
+    }
+}
+
+/// A bound server, not yet answering.
+///
+/// ```no_run
+/// use qipu::web::{Config, Server};
+/// let server = Server::bind(Config { addr: "127.0.0.1:0".into(), ..Config::default() }).unwrap();
+/// println!("listening on http://{}", server.local_addr());
+/// server.run(); // blocks
+/// ```
+pub struct Server {
+    http: Arc<tiny_http::Server>,
+    addr: SocketAddr,
+    config: Arc<Config>,
+    workers: Vec<Worker>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("addr", &self.addr).finish()
+    }
+}
+
+impl Server {
+    /// Opens every worker's connections, then binds the address.
+    ///
+    /// # Errors
+    /// A message if a file cannot be opened or the address cannot be bound.
+    pub fn bind(config: Config) -> Result<Server, String> {
+        let config = Arc::new(config);
+        let workers = (0..config.threads.max(1))
+            .map(|_| Worker::open(config.clone()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let http = tiny_http::Server::http(config.addr.as_str())
+            .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
+        let addr = http
+            .server_addr()
+            .to_ip()
+            .ok_or_else(|| format!("{} is not an IP address", config.addr))?;
+        Ok(Server {
+            http: Arc::new(http),
+            addr,
+            config,
+            workers,
+        })
+    }
+
+    /// The address actually bound (useful with port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Answers requests until the process ends.
+    pub fn run(self) {
+        let handles: Vec<_> = self
+            .workers
+            .into_iter()
+            .map(|mut worker| {
+                let http = self.http.clone();
+                thread::spawn(move || loop {
+                    match http.recv() {
+                        Ok(rq) => answer(&mut worker, rq),
+                        Err(e) => eprintln!("qipu serve: {e}"),
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Answers one request; a panic in a handler becomes a 500 and the worker goes on.
+fn answer(worker: &mut Worker, rq: tiny_http::Request) {
+    let method = rq.method().clone();
+    let reply = catch_unwind(AssertUnwindSafe(|| {
+        route(worker, method.as_str(), rq.url())
+    }))
+    .unwrap_or_else(|_| Reply::error(500, "internal error"));
+    let _ = send(rq, reply);
+}
+
+fn header(name: &str, value: &str) -> Option<Header> {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
+}
+
+/// Writes a reply (tiny_http leaves the body out for HEAD requests itself).
+fn send(rq: tiny_http::Request, reply: Reply) -> io::Result<()> {
+    let len = reply.body.len();
+    let body: Vec<u8> = reply.body.into_owned();
+    let mut headers: Vec<Header> = [
+        header("Content-Type", reply.content_type),
+        header("X-Content-Type-Options", "nosniff"),
+        header("Cache-Control", "no-cache"),
+        header("Access-Control-Allow-Origin", "*"),
+        header(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+        ),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if reply.status == 405 {
+        headers.extend(header("Allow", "GET, HEAD"));
+    }
+    let response = Response::new(
+        StatusCode(reply.status),
+        headers,
+        io::Cursor::new(body),
+        Some(len),
+        None,
+    );
+    rq.respond(response)
+}
