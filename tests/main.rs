@@ -1,2 +1,6 @@
-//! Integration tests.
+//! Integration tests: one binary, one module per area.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod rules;
 mod web;

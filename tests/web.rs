@@ -1,7 +1,5 @@
 //! `qipu serve`: every route over real HTTP on a free port, including the errors.
 
-// Helpers outside `#[test]` functions unwrap too: a failure there is a test failure.
-#![allow(clippy::unwrap_used)]
 
 use std::{
     io::{BufRead, BufReader, Read, Write},

@@ -285,8 +285,10 @@ impl Janggi {
             prev_pass: false,
             prev_bikjang: None,
         };
+        // A side may pass while in check under bikjang, so the side not to move can be in
+        // check when the generals face each other; otherwise that position is unreachable.
         let them = pos.board.turn.other().index();
-        if attacked(&pos.board.sq, pos.board.kings[them] as usize, 1 - them) {
+        if !pos.is_bikjang() && attacked(&pos.board.sq, pos.board.kings[them] as usize, 1 - them) {
             return Err(PositionError::OppositeCheck);
         }
         Ok(pos)

@@ -1,0 +1,62 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use qipu::rules::{Move, Square};
+
+/// The shared folder (`$QIPU_SHARED` or `../shared` beside the checkout), if present.
+pub fn shared_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("QIPU_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipped: {} not found (these suites run from .ci/run)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// A committed fixture under `tests/data`.
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(rel)
+}
+
+/// Converts a Fairy-Stockfish move (`h3e3`, `h10g8`, ranks 1–10; the general moving to its
+/// own square is the Janggi pass) to a qipu move. Written independently of `qipu::notation`.
+pub fn fs_move(text: &str) -> Move {
+    let b = text.as_bytes();
+    let mut squares = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let file = b[i] - b'a';
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        let rank: u8 = text[start..i].parse().unwrap();
+        squares.push(Square::from_coords(file, rank - 1).unwrap());
+    }
+    assert_eq!(squares.len(), 2, "bad FS move {text}");
+    if squares[0] == squares[1] {
+        Move::PASS
+    } else {
+        Move::new(squares[0], squares[1])
+    }
+}
+
+/// Reads a JSON-lines file.
+pub fn read_jsonl(path: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
