@@ -2,5 +2,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod e2e;
 mod rules;
 mod web;

@@ -1,6 +1,5 @@
 //! `qipu serve`: every route over real HTTP on a free port, including the errors.
 
-
 use std::{
     io::{BufRead, BufReader, Read, Write},
     net::{SocketAddr, TcpStream},

@@ -261,8 +261,8 @@ function drawBoard() {
       const [tx, ty] = sqXY(to);
       const occupied = pos.pieces.some((p) => p.square === to);
       svg.append(occupied
-        ? el('circle', { cx: tx, cy: ty, r: 25, fill: 'none', stroke: '#2e7d32', 'stroke-width': 3, opacity: 0.7, class: 'target' })
-        : el('circle', { cx: tx, cy: ty, r: 7, fill: '#2e7d32', opacity: 0.7, class: 'target' }));
+        ? el('circle', { cx: tx, cy: ty, r: 25, fill: 'none', stroke: '#2e7d32', 'stroke-width': 3, opacity: 0.7, class: 'target', 'data-target': to })
+        : el('circle', { cx: tx, cy: ty, r: 7, fill: '#2e7d32', opacity: 0.7, class: 'target', 'data-target': to }));
     }
   }
 }
