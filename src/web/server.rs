@@ -62,7 +62,9 @@ impl Server {
         let workers = (0..config.threads.max(1))
             .map(|_| Worker::open(config.clone()))
             .collect::<Result<Vec<_>, _>>()?;
-        let http = tiny_http::Server::http(config.addr.as_str())
+        let listener =
+            listen(&config.addr).map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
+        let http = tiny_http::Server::from_listener(listener, None)
             .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
         let addr = http
             .server_addr()
@@ -105,6 +107,22 @@ impl Server {
             let _ = h.join();
         }
     }
+}
+
+/// Binds a listening socket with `TCP_NODELAY` (inherited by accepted connections on Linux):
+/// tiny_http writes the head and the body of a response separately, and without it Nagle's
+/// algorithm and delayed ACKs hold the body back for ~40 ms.
+fn listen(addr: &str) -> io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let addr: SocketAddr = std::net::ToSocketAddrs::to_socket_addrs(addr)?
+        .next()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address"))?;
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.set_tcp_nodelay(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(1024)?;
+    Ok(socket.into())
 }
 
 /// Answers one request; a panic in a handler becomes a 500 and the worker goes on.
