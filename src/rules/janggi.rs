@@ -6,7 +6,7 @@ use super::{
     setup::Setup,
     tables::*,
     types::{Color, Move, Role, Square, Variant},
-    xiangqi::{filter_legal, steps, validate_common},
+    xiangqi::{direction, filter_legal, horse_attack, steps, validate_common},
 };
 
 /// Which Janggi rule set decides legality and game end. The presets are data, not code paths:
@@ -99,81 +99,93 @@ fn is_cannon(p: u8) -> bool {
     p == CANNONS[0] || p == CANNONS[1]
 }
 
-/// Whether `k` is attacked by `them` under Janggi movement.
-pub(crate) fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
-    let rook = code(them, Role::Rook);
-    let cannon = code(them, Role::Cannon);
-    for d in 0..4 {
-        let ray = &RAYS[k][d];
-        let len = RAY_LEN[k][d] as usize;
-        let mut i = 0;
-        while i < len && sq[ray[i] as usize] == 0 {
-            i += 1;
-        }
-        if i >= len {
-            continue;
-        }
-        let p = sq[ray[i] as usize];
-        if p == rook {
-            return true;
-        }
-        if is_cannon(p) {
-            continue;
-        }
+/// Whether `them` attacks `k` along the orthogonal ray `d`: a chariot, or a cannon over
+/// exactly one screen that is not a cannon.
+#[inline]
+fn ray_attack(sq: &[u8; 90], k: usize, d: usize, them: usize) -> bool {
+    let ray = &RAYS[k][d];
+    let len = RAY_LEN[k][d] as usize;
+    let mut i = 0;
+    while i < len && sq[ray[i] as usize] == 0 {
         i += 1;
-        while i < len && sq[ray[i] as usize] == 0 {
-            i += 1;
-        }
-        if i < len && sq[ray[i] as usize] == cannon {
-            return true;
-        }
     }
-    for d in 0..4 {
-        let len = DIAG_RAY_LEN[k][d] as usize;
-        if len == 0 {
-            continue;
-        }
-        let ray = &DIAG_RAYS[k][d];
-        let first = sq[ray[0] as usize];
-        if first == rook {
-            return true;
-        }
-        if len == 2 {
-            let second = sq[ray[1] as usize];
-            if first == 0 && second == rook {
-                return true;
-            }
-            if first != 0 && !is_cannon(first) && second == cannon {
-                return true;
-            }
-        }
+    if i >= len {
+        return false;
     }
-    let horse = code(them, Role::Horse);
-    let h = &HORSE_FROM[k];
-    for i in 0..h.len as usize {
-        if sq[h.to[i] as usize] == horse && sq[h.block[i][0] as usize] == 0 {
-            return true;
-        }
+    let p = sq[ray[i] as usize];
+    if p == code(them, Role::Rook) {
+        return true;
     }
+    if is_cannon(p) {
+        return false;
+    }
+    i += 1;
+    while i < len && sq[ray[i] as usize] == 0 {
+        i += 1;
+    }
+    i < len && sq[ray[i] as usize] == code(them, Role::Cannon)
+}
+
+/// Whether `them` attacks `k` along the palace diagonal ray `d` (chariot or cannon).
+#[inline]
+fn diagonal_attack(sq: &[u8; 90], k: usize, d: usize, them: usize) -> bool {
+    let len = DIAG_RAY_LEN[k][d] as usize;
+    if len == 0 {
+        return false;
+    }
+    let ray = &DIAG_RAYS[k][d];
+    let rook = code(them, Role::Rook);
+    let first = sq[ray[0] as usize];
+    if first == rook {
+        return true;
+    }
+    if len < 2 {
+        return false;
+    }
+    let second = sq[ray[1] as usize];
+    (first == 0 && second == rook)
+        || (first != 0 && !is_cannon(first) && second == code(them, Role::Cannon))
+}
+
+/// Whether an elephant of `them` attacks `k`, through the blocking square `via` if given.
+#[inline]
+fn elephant_attack(sq: &[u8; 90], k: usize, them: usize, via: Option<usize>) -> bool {
     let elephant = code(them, Role::Elephant);
     let e = &JANGGI_ELEPHANT_FROM[k];
-    for i in 0..e.len as usize {
-        if sq[e.to[i] as usize] == elephant
-            && sq[e.block[i][0] as usize] == 0
-            && sq[e.block[i][1] as usize] == 0
-        {
-            return true;
-        }
+    (0..e.len as usize).any(|i| {
+        let [b0, b1] = [e.block[i][0] as usize, e.block[i][1] as usize];
+        via.is_none_or(|x| x == b0 || x == b1)
+            && sq[e.to[i] as usize] == elephant
+            && sq[b0] == 0
+            && sq[b1] == 0
+    })
+}
+
+/// Whether `k` is attacked by `them` under Janggi movement. Generals and guards never leave
+/// their palace, so they cannot reach the other one and are not tested.
+pub(crate) fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
+    if (0..4).any(|d| ray_attack(sq, k, d, them) || diagonal_attack(sq, k, d, them))
+        || horse_attack(sq, k, them, None)
+        || elephant_attack(sq, k, them, None)
+    {
+        return true;
     }
     let pawn = code(them, Role::Pawn);
     let p = &JANGGI_PAWN_FROM[them][k];
-    for i in 0..p.len as usize {
-        if sq[p.to[i] as usize] == pawn {
-            return true;
-        }
-    }
-    // Generals and guards never leave their palace, so they cannot reach the other one.
-    false
+    (0..p.len as usize).any(|i| sq[p.to[i] as usize] == pawn)
+}
+
+/// Whether `them` attacks `k` by a line or leap whose path crosses the square `x`.
+fn attacked_through(sq: &[u8; 90], k: usize, them: usize, x: usize) -> bool {
+    let bit = 1u128 << x;
+    direction(k, x).is_some_and(|d| ray_attack(sq, k, d, them))
+        || (DIAGONALS[k] & bit != 0
+            && (0..4).any(|d| {
+                DIAG_RAYS[k][d][..DIAG_RAY_LEN[k][d] as usize].contains(&(x as u8))
+                    && diagonal_attack(sq, k, d, them)
+            }))
+        || (HORSE_LEGS[k] & bit != 0 && horse_attack(sq, k, them, Some(x)))
+        || (ELEPHANT_BLOCKS[k] & bit != 0 && elephant_attack(sq, k, them, Some(x)))
 }
 
 /// Whether two generals on these squares face each other on an open file.
@@ -402,6 +414,7 @@ impl Position for Janggi {
             &JANGGI_KING_SENSITIVE,
             bikjang,
             |sq, k| !(attacked(sq, k, them) || bikjang && facing(sq, k, their_king)),
+            |sq, k, x| attacked_through(sq, k, them, x),
         );
         if !in_check || bikjang {
             list.push(Move::PASS);

@@ -407,47 +407,74 @@ const fn invert4(fwd: &[Steps<4>; 90]) -> [Steps<4>; 90] {
 }
 
 /// Squares whose change (a piece leaving or arriving) can change whether a general on the
-/// square is attacked: its rank and file, the horse legs (and, in Janggi, elephant blocks)
-/// around it, and its palace. Moves touching none of them cannot expose the general.
+/// square is attacked: its rank and file, the horse legs (and, in Janggi, the elephant blocks
+/// and palace diagonals) around it. Moves touching none of them cannot expose the general.
 pub static XQ_KING_SENSITIVE: [u128; 90] = build_sensitive(false);
 /// Janggi version of [`XQ_KING_SENSITIVE`].
 pub static JANGGI_KING_SENSITIVE: [u128; 90] = build_sensitive(true);
+/// The legs of the horses that could attack a square.
+pub static HORSE_LEGS: [u128; 90] = build_block_mask(&HORSE_FROM);
+/// The squares that block Janggi elephants attacking a square.
+pub static ELEPHANT_BLOCKS: [u128; 90] = build_block_mask(&JANGGI_ELEPHANT_FROM);
+/// The squares on a point's palace-diagonal rays.
+pub static DIAGONALS: [u128; 90] = build_diagonal_mask();
 
-const fn build_sensitive(janggi: bool) -> [u128; 90] {
+const fn build_block_mask(from: &[Steps<8>; 90]) -> [u128; 90] {
     let mut t = [0u128; 90];
-    let horse = build_horse();
-    let horse_from = invert8(&horse);
-    let el = build_janggi_elephant();
-    let el_from = invert8(&el);
     let mut s = 0;
     while s < 90 {
-        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
-        let mut m = 0u128;
+        let mut i = 0;
+        while i < from[s].len as usize {
+            let mut j = 0;
+            while j < 2 {
+                if from[s].block[i][j] != NONE {
+                    t[s] |= 1u128 << from[s].block[i][j];
+                }
+                j += 1;
+            }
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+const fn build_diagonal_mask() -> [u128; 90] {
+    let (rays, lens) = build_diag_rays();
+    let mut t = [0u128; 90];
+    let mut s = 0;
+    while s < 90 {
+        let mut d = 0;
+        while d < 4 {
+            let mut i = 0;
+            while i < lens[s][d] as usize {
+                t[s] |= 1u128 << rays[s][d][i];
+                i += 1;
+            }
+            d += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+const fn build_sensitive(janggi: bool) -> [u128; 90] {
+    let horse = build_block_mask(&invert8(&build_horse()));
+    let elephant = build_block_mask(&invert8(&build_janggi_elephant()));
+    let diagonals = build_diagonal_mask();
+    let mut t = [0u128; 90];
+    let mut s = 0;
+    while s < 90 {
+        let mut m = horse[s];
         let mut x = 0;
         while x < 90 {
-            if x % 9 == f || x / 9 == r {
-                m |= 1u128 << x;
-            }
-            if janggi
-                && (in_palace(x % 9, x / 9, 0) && in_palace(f, r, 0)
-                    || in_palace(x % 9, x / 9, 1) && in_palace(f, r, 1))
-            {
+            if x % 9 == s % 9 || x / 9 == s / 9 {
                 m |= 1u128 << x;
             }
             x += 1;
         }
-        let mut i = 0;
-        while i < horse_from[s].len as usize {
-            m |= 1u128 << horse_from[s].block[i][0];
-            i += 1;
-        }
         if janggi {
-            let mut i = 0;
-            while i < el_from[s].len as usize {
-                m |= 1u128 << el_from[s].block[i][0];
-                m |= 1u128 << el_from[s].block[i][1];
-                i += 1;
-            }
+            m |= elephant[s] | diagonals[s];
         }
         t[s] = m;
         s += 1;

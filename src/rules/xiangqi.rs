@@ -25,49 +25,68 @@ const fn code(color: usize, role: Role) -> u8 {
     1 + role as u8 + 7 * color as u8
 }
 
-/// Whether the square `k` is attacked by `them` (the enemy general counts as a rook along
-/// an open file: the flying-general rule).
-pub(crate) fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
-    let rook = code(them, Role::Rook);
-    let cannon = code(them, Role::Cannon);
-    let king = code(them, Role::King);
-    for d in 0..4 {
-        let ray = &RAYS[k][d];
-        let len = RAY_LEN[k][d] as usize;
-        let mut i = 0;
-        while i < len && sq[ray[i] as usize] == 0 {
-            i += 1;
-        }
-        if i >= len {
-            continue;
-        }
-        let p = sq[ray[i] as usize];
-        if p == rook || p == king {
-            return true;
-        }
+/// Whether `them` attacks `k` along the orthogonal ray `d` (rook, cannon over one screen,
+/// or the enemy general on an open file: the flying-general rule).
+#[inline]
+fn ray_attack(sq: &[u8; 90], k: usize, d: usize, them: usize) -> bool {
+    let ray = &RAYS[k][d];
+    let len = RAY_LEN[k][d] as usize;
+    let mut i = 0;
+    while i < len && sq[ray[i] as usize] == 0 {
         i += 1;
-        while i < len && sq[ray[i] as usize] == 0 {
-            i += 1;
-        }
-        if i < len && sq[ray[i] as usize] == cannon {
-            return true;
-        }
     }
+    if i >= len {
+        return false;
+    }
+    let p = sq[ray[i] as usize];
+    if p == code(them, Role::Rook) || p == code(them, Role::King) {
+        return true;
+    }
+    i += 1;
+    while i < len && sq[ray[i] as usize] == 0 {
+        i += 1;
+    }
+    i < len && sq[ray[i] as usize] == code(them, Role::Cannon)
+}
+
+/// Whether a horse of `them` attacks `k` through the leg `leg` (any leg if `None`).
+#[inline]
+pub(crate) fn horse_attack(sq: &[u8; 90], k: usize, them: usize, leg: Option<usize>) -> bool {
     let horse = code(them, Role::Horse);
     let h = &HORSE_FROM[k];
-    for i in 0..h.len as usize {
-        if sq[h.to[i] as usize] == horse && sq[h.block[i][0] as usize] == 0 {
-            return true;
-        }
+    (0..h.len as usize).any(|i| {
+        let l = h.block[i][0] as usize;
+        leg.is_none_or(|x| x == l) && sq[h.to[i] as usize] == horse && sq[l] == 0
+    })
+}
+
+/// Whether the square `k` is attacked by `them`.
+pub(crate) fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
+    if (0..4).any(|d| ray_attack(sq, k, d, them)) || horse_attack(sq, k, them, None) {
+        return true;
     }
     let pawn = code(them, Role::Pawn);
     let p = &XQ_PAWN_FROM[them][k];
-    for i in 0..p.len as usize {
-        if sq[p.to[i] as usize] == pawn {
-            return true;
-        }
+    (0..p.len as usize).any(|i| sq[p.to[i] as usize] == pawn)
+}
+
+/// Whether `them` attacks `k` by a line or leap that passes over the square `x`: the only
+/// attacks a move can uncover or create when it changes nothing but `x`.
+pub(crate) fn attacked_through(sq: &[u8; 90], k: usize, them: usize, x: usize) -> bool {
+    direction(k, x).is_some_and(|d| ray_attack(sq, k, d, them))
+        || (HORSE_LEGS[k] & (1u128 << x) != 0 && horse_attack(sq, k, them, Some(x)))
+}
+
+/// The orthogonal ray of `k` that contains `x`, if any.
+#[inline]
+pub(crate) fn direction(k: usize, x: usize) -> Option<usize> {
+    if k % 9 == x % 9 {
+        Some(if x > k { 0 } else { 1 })
+    } else if k / 9 == x / 9 {
+        Some(if x > k { 2 } else { 3 })
+    } else {
+        None
     }
-    false
 }
 
 /// Appends every pseudo-legal move of the side to move.
@@ -161,8 +180,12 @@ impl Xiangqi {
     }
 }
 
-/// Removes the pseudo-legal moves that leave the mover's general attacked. `attacked` is the
-/// game's attack test; `sensitive` the table of squares that can affect a general's safety.
+/// Removes the pseudo-legal moves that leave the mover's general attacked.
+///
+/// `legal_after(board, king)` is the full test on the board after a move; `uncovered(board,
+/// king, square)` tests only the attacks whose path crosses one square. When the mover is not
+/// in check, a move that does not touch the general can only expose it along lines through
+/// its two squares, and one that touches none of the general's sensitive squares not at all.
 pub(crate) fn filter_legal(
     b: &Board,
     list: &mut MoveList,
@@ -170,10 +193,12 @@ pub(crate) fn filter_legal(
     sensitive: &[u128; 90],
     must_test_all: bool,
     legal_after: impl Fn(&[u8; 90], usize) -> bool,
+    uncovered: impl Fn(&[u8; 90], usize, usize) -> bool,
 ) {
     let us = b.turn.index();
     let king = b.kings[us] as usize;
     let sens = sensitive[king];
+    let full = in_check || must_test_all;
     let mut work = b.sq;
     let mut i = 0;
     while i < list.len() {
@@ -183,20 +208,19 @@ pub(crate) fn filter_legal(
             continue;
         }
         let (from, to) = (m.origin_index(), m.target_index());
-        let quick = !in_check
-            && !must_test_all
-            && from != king
-            && (sens >> from) & 1 == 0
-            && (sens >> to) & 1 == 0;
-        if quick {
+        let king_moves = from == king;
+        if !full && !king_moves && (sens >> from) & 1 == 0 && (sens >> to) & 1 == 0 {
             i += 1;
             continue;
         }
         let (moved, captured) = (work[from], work[to]);
         work[to] = moved;
         work[from] = 0;
-        let k = if from == king { to } else { king };
-        let ok = legal_after(&work, k);
+        let ok = if full || king_moves {
+            legal_after(&work, if king_moves { to } else { king })
+        } else {
+            !uncovered(&work, king, from) && !uncovered(&work, king, to)
+        };
         work[from] = moved;
         work[to] = captured;
         if ok {
@@ -238,6 +262,7 @@ impl Position for Xiangqi {
             &XQ_KING_SENSITIVE,
             false,
             |sq, k| !attacked(sq, k, them),
+            |sq, k, x| attacked_through(sq, k, them, x),
         );
         list
     }
