@@ -24,6 +24,7 @@
 //! ```
 
 mod assets;
+pub mod explore;
 pub mod position;
 pub mod query;
 mod reply;
