@@ -85,6 +85,18 @@ fn board_moves_in_the_browser() {
     assert!(after["pieces"].as_array().unwrap().contains(&json!("e2C")));
     assert!(!after["pieces"].as_array().unwrap().contains(&json!("h2C")));
     assert_eq!(after["line"], json!(["1.h2e2"]));
+    b.screenshot(&s, &shots().join("xiangqi-desktop.png"));
+
+    // A phone-sized screen: the board still fits the width.
+    b.viewport(&s, 390, 844, true);
+    let fits = b.eval(
+        &s,
+        "document.getElementById('board').getBoundingClientRect().width <= 390 && \
+         document.documentElement.scrollWidth <= 390",
+    );
+    assert_eq!(fits, json!(true), "the page is wider than a phone");
+    b.screenshot(&s, &shots().join("xiangqi-phone.png"));
+    b.viewport(&s, 1200, 900, false);
 
     // An illegal target does nothing: the black rook a9 cannot reach a5 through a6.
     b.click_selector(&s, "#board .piece[data-square='a9']");
