@@ -25,6 +25,7 @@
 
 mod assets;
 pub mod explore;
+pub mod game;
 pub mod position;
 pub mod query;
 mod reply;

@@ -529,11 +529,14 @@ async function openGame(id) {
   try {
     const g = await api('games/' + encodeURIComponent(id));
     state.game = g;
-    const tags = g.tags || {};
-    $('game-title').textContent = `${tags.Red || tags.Cho || tags.White || '?'} ${g.result || tags.Result || ''} ${tags.Black || tags.Han || '?'}`;
+    const tags = new Map(g.tags || []);
+    const first = tags.get('Red') || tags.get('Cho') || '?';
+    const second = tags.get('Black') || tags.get('Han') || '?';
+    $('game-title').textContent = `${first} ${g.result} ${second}`;
     const dl = $('game-tags');
     dl.replaceChildren();
-    for (const [k, v] of Object.entries(tags)) dl.append(h('dt', {}, k), h('dd', {}, v));
+    for (const [k, v] of g.tags || []) dl.append(h('dt', {}, k), h('dd', {}, v));
+    if (g.source && g.source.file) dl.append(h('dt', {}, 'Source'), h('dd', {}, `${g.source.file} #${g.source.index + 1}`));
     $('game-moves').textContent = (g.moves || []).map((m, i) => (i % 2 === 0 ? `${i / 2 + 1}. ` : '') + m).join(' ');
     $('game-pgn').textContent = g.pgn || '';
     if (typeof dlg.showModal === 'function') dlg.showModal(); else dlg.setAttribute('open', '');
