@@ -24,6 +24,7 @@
 //! ```
 
 mod assets;
+pub mod cache;
 pub mod explore;
 pub mod game;
 pub mod position;
