@@ -3,5 +3,6 @@
 
 mod common;
 mod e2e;
+mod notation;
 mod rules;
 mod web;

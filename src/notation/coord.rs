@@ -163,3 +163,41 @@ pub fn parse_coord(
 ) -> Result<Move, NotationError> {
     CoordMove::parse(text)?.resolve(pos, base, text)
 }
+
+/// Writes a move in ICCS (`H2-E2`); a pass is `pass`.
+///
+/// ```
+/// use qipu::notation::coord::render_iccs;
+/// assert_eq!(render_iccs("h2e2".parse().unwrap()), "H2-E2");
+/// ```
+pub fn render_iccs(m: Move) -> String {
+    match (m.from(), m.to()) {
+        (Some(f), Some(t)) => {
+            let sq = |s: Square| format!("{}{}", (b'A' + s.file()) as char, s.rank());
+            format!("{}-{}", sq(f), sq(t))
+        }
+        _ => m.to_string(),
+    }
+}
+
+/// Writes a move as Fairy-Stockfish's UCI does (ranks 1–10); a pass is the general moving to
+/// its own square. `None` for a pass when the side to move has no general.
+///
+/// ```
+/// use qipu::notation::coord::render_fs_uci;
+/// use qipu::rules::{AnyPosition, Move, Variant};
+/// let pos = AnyPosition::new(Variant::Janggi);
+/// assert_eq!(render_fs_uci(&pos, "h0g2".parse().unwrap()).unwrap(), "h1g3");
+/// assert_eq!(render_fs_uci(&pos, Move::PASS).unwrap(), "e2e2");
+/// ```
+pub fn render_fs_uci(pos: &AnyPosition, m: Move) -> Option<String> {
+    let (f, t) = match (m.from(), m.to()) {
+        (Some(f), Some(t)) => (f, t),
+        _ => {
+            let k = pos.board().king(pos.turn())?;
+            (k, k)
+        }
+    };
+    let sq = |s: Square| format!("{}{}", (b'a' + s.file()) as char, s.rank() + 1);
+    Some(format!("{}{}", sq(f), sq(t)))
+}

@@ -1,0 +1,578 @@
+//! Notation tests: render→parse round trips over reference positions, hand-written cases from
+//! formats.md §3–5 and §13, and the `.gib` reading checked against the independent reference.
+
+use std::path::PathBuf;
+
+use qipu::notation::coord::RankBase;
+use qipu::notation::{parse_move, render, MoveReader, Notation, NotationError};
+use qipu::rules::{AnyPosition, Move, Variant};
+
+const NOTATIONS: [Notation; 8] = [
+    Notation::Coord,
+    Notation::Iccs,
+    Notation::FsUci,
+    Notation::Chinese { traditional: false },
+    Notation::Chinese { traditional: true },
+    Notation::Wxf,
+    Notation::Korean { hanja: false },
+    Notation::Korean { hanja: true },
+];
+
+fn shared() -> Option<PathBuf> {
+    let p = std::env::var_os("QIPU_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("skipping: ../shared not found (set QIPU_SHARED)");
+        None
+    }
+}
+
+fn variant(name: &str) -> Variant {
+    name.parse().expect("variant name")
+}
+
+/// Renders every legal move in every notation and reads it back; returns the number of checks.
+fn round_trip(pos: &AnyPosition) -> usize {
+    let mut n = 0;
+    for &m in pos.legal_moves().iter() {
+        for notation in NOTATIONS {
+            let text = render(pos, m, notation);
+            let back = if notation == Notation::FsUci {
+                MoveReader::with_rank_base(RankBase::One).read(pos, &text)
+            } else {
+                parse_move(pos, &text)
+            };
+            assert_eq!(
+                back,
+                Ok(m),
+                "{notation:?}: {m} rendered as `{text}` in {}",
+                pos.fen()
+            );
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn round_trip_fixture_positions() {
+    let text = include_str!("data/notation/positions.txt");
+    let mut checks = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let (v, fen) = line.split_once('\t').unwrap();
+        let pos = AnyPosition::from_fen(variant(v), fen).unwrap();
+        checks += round_trip(&pos);
+    }
+    assert!(checks > 100_000, "{checks}");
+}
+
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn round_trip_all_oracle_positions() {
+    let Some(dir) = shared() else { return };
+    let (mut checks, mut skipped) = (0, 0);
+    for file in [
+        "xiangqi-positions.jsonl",
+        "xiangqi-endgame-positions.jsonl",
+        "janggi-positions.jsonl",
+    ] {
+        let text = std::fs::read_to_string(dir.join("oracle").join(file)).unwrap();
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let fen = v["fen"].as_str().unwrap();
+            // A few reference positions (after bikjang) are not positions qipu accepts.
+            match AnyPosition::from_fen(variant(v["variant"].as_str().unwrap()), fen) {
+                Ok(pos) => checks += round_trip(&pos),
+                Err(e) => {
+                    skipped += 1;
+                    println!("skipped {fen}: {e}");
+                }
+            }
+        }
+    }
+    println!("notation round trips: {checks}; positions skipped: {skipped}");
+    assert!(skipped < 20);
+}
+
+fn xq(fen: &str) -> AnyPosition {
+    AnyPosition::from_fen(Variant::Xiangqi, fen).expect("test FEN")
+}
+
+fn jg(fen: &str) -> AnyPosition {
+    AnyPosition::from_fen(Variant::Janggi, fen).expect("test FEN")
+}
+
+fn mv(s: &str) -> Move {
+    s.parse().expect("test move")
+}
+
+/// Asserts that each text reads as the given move (0–9 coordinates).
+fn reads(pos: &AnyPosition, cases: &[(&str, &str)]) {
+    for (text, want) in cases {
+        assert_eq!(
+            parse_move(pos, text),
+            Ok(mv(want)),
+            "`{text}` in {}",
+            pos.fen()
+        );
+    }
+}
+
+/// Asserts the rendering of moves in one notation.
+fn writes(pos: &AnyPosition, n: Notation, cases: &[(&str, &str)]) {
+    for (m, want) in cases {
+        assert_eq!(render(pos, mv(m), n), *want, "{m} in {}", pos.fen());
+    }
+}
+
+const XQ_START: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+const XQ_START_BLACK: &str =
+    "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1";
+
+// Expected moves below were worked out by hand from the boards: Red numbers files 一..九 from
+// its right (一 = i-file), Black 1..9 from its right (1 = a-file); ranks 0–9 from Red's side.
+
+#[test]
+fn chinese_and_wxf_plain_moves_red() {
+    let pos = xq(XQ_START);
+    reads(
+        &pos,
+        &[
+            ("炮二平五", "h2e2"),
+            ("炮八平五", "b2e2"),
+            ("马二进三", "h0g2"),
+            ("馬二進三", "h0g2"),
+            ("傌二進三", "h0g2"),
+            ("马八进七", "b0c2"),
+            ("兵七进一", "c3c4"),
+            ("兵七上一", "c3c4"),
+            ("仕六进五", "d0e1"),
+            ("相三进五", "g0e2"),
+            ("車九進一", "a0a1"),
+            ("俥一进二", "i0i2"),
+            ("砲二平五", "h2e2"),
+            ("包二平五", "h2e2"),
+            ("帅五进一", "e0e1"),
+            ("帥五進一", "e0e1"),
+            ("炮 二 平 五", "h2e2"),
+            ("炮二\u{3000}平五", "h2e2"),
+            ("炮2平5", "h2e2"),
+            ("炮２平５", "h2e2"),
+            ("炮贰平伍", "h2e2"),
+            ("C2.5", "h2e2"),
+            ("C2=5", "h2e2"),
+            ("C25", "h2e2"),
+            ("c2.5", "h2e2"),
+            ("62.5", "h2e2"),
+            ("Ｃ２＝５", "h2e2"),
+            ("H2+3", "h0g2"),
+            ("N2+3", "h0g2"),
+            ("h2+3", "h0g2"),
+            ("E3+5", "g0e2"),
+            ("B3+5", "g0e2"),
+            ("M3+5", "g0e2"),
+            ("A6+5", "d0e1"),
+            ("G6+5", "d0e1"),
+            ("P7+1", "c3c4"),
+            ("R9+1", "a0a1"),
+            ("K5+1", "e0e1"),
+            ("H2-E2", "h2e2"),
+            ("h2-e2", "h2e2"),
+            ("h2e2", "h2e2"),
+            ("h3e3", "h2e2"),
+            ("H0-G2", "h0g2"),
+        ],
+    );
+    for (text, kind) in [
+        ("炮二平二", "illegal"),
+        ("马二进五", "illegal"),
+        ("相三平五", "illegal"),
+        ("炮二平", "syntax"),
+        ("炮二平五五", "syntax"),
+        ("X2.5", "syntax"),
+        ("", "syntax"),
+        ("車九進十", "syntax"),
+    ] {
+        let got = parse_move(&pos, text);
+        let ok = match kind {
+            "illegal" => matches!(got, Err(NotationError::Illegal(ref t)) if t == text),
+            _ => matches!(got, Err(NotationError::Syntax(ref t)) if t == text),
+        };
+        assert!(ok, "`{text}`: {got:?}");
+    }
+    writes(
+        &pos,
+        Notation::Chinese { traditional: false },
+        &[
+            ("h2e2", "炮二平五"),
+            ("h0g2", "马二进三"),
+            ("d0e1", "仕六进五"),
+            ("a0a2", "车九进二"),
+        ],
+    );
+    writes(
+        &pos,
+        Notation::Chinese { traditional: true },
+        &[
+            ("h0g2", "馬二進三"),
+            ("a0a2", "車九進二"),
+            ("e0e1", "帥五進一"),
+        ],
+    );
+    writes(
+        &pos,
+        Notation::Wxf,
+        &[("h0g2", "H2+3"), ("g0e2", "E3+5"), ("c3c4", "P7+1")],
+    );
+}
+
+#[test]
+fn chinese_black_numerals() {
+    let pos = xq(XQ_START_BLACK);
+    reads(
+        &pos,
+        &[
+            ("马２进３", "b9c7"),
+            ("马2进3", "b9c7"),
+            ("馬8進7", "h9g7"),
+            ("马八进七", "h9g7"),
+            ("炮８平５", "h7e7"),
+            ("士４进５", "d9e8"),
+            ("象３进５", "c9e7"),
+            ("车１进１", "a9a8"),
+            ("车一进一", "a9a8"),
+            ("車１進１", "a9a8"),
+            ("卒３进１", "c6c5"),
+            ("将5进1", "e9e8"),
+            ("H8+7", "h9g7"),
+            ("Ｈ８＋７", "h9g7"),
+            ("C8.5", "h7e7"),
+            ("r1+1", "a9a8"),
+        ],
+    );
+    writes(
+        &pos,
+        Notation::Chinese { traditional: false },
+        &[
+            ("b9c7", "马２进３"),
+            ("h7e7", "炮８平５"),
+            ("d9e8", "士４进５"),
+            ("a9a7", "车１进２"),
+        ],
+    );
+    writes(
+        &pos,
+        Notation::Chinese { traditional: true },
+        &[("h9g7", "馬８進７")],
+    );
+    writes(&pos, Notation::Wxf, &[("h9g7", "H8+7"), ("c9e7", "E3+5")]);
+}
+
+/// Two red cannons on the e-file (e4 front, e2 rear), as in Fairy-Stockfish's WXF tests.
+#[test]
+fn tandem_cannons() {
+    let pos = xq("rnbakabnr/9/1c5c1/p1p3p1p/9/4C4/P1P1P1P1P/4C4/9/RNBAKABNR w - - 0 1");
+    reads(
+        &pos,
+        &[
+            ("前炮平六", "e4d4"),
+            ("後砲平六", "e2d2"),
+            ("后炮平6", "e2d2"),
+            ("前炮进一", "e4e5"),
+            ("后炮退一", "e2e1"),
+            ("前炮进三", "e4e7"),
+            ("C+.6", "e4d4"),
+            ("C+=6", "e4d4"),
+            ("+C.6", "e4d4"),
+            ("C-=6", "e2d2"),
+            ("C++1", "e4e5"),
+            ("C--1", "e2e1"),
+            ("-C-1", "e2e1"),
+        ],
+    );
+    assert!(matches!(
+        parse_move(&pos, "炮五平六"),
+        Err(NotationError::Ambiguous(_))
+    ));
+    assert!(matches!(
+        parse_move(&pos, "前炮退一"),
+        Err(NotationError::Illegal(_))
+    ));
+    assert!(matches!(
+        parse_move(&pos, "中炮平六"),
+        Err(NotationError::Illegal(_))
+    ));
+    writes(
+        &pos,
+        Notation::Chinese { traditional: false },
+        &[
+            ("e4d4", "前炮平六"),
+            ("e2d2", "后炮平六"),
+            ("e2e1", "后炮退一"),
+        ],
+    );
+    writes(
+        &pos,
+        Notation::Chinese { traditional: true },
+        &[("e2d2", "後炮平六")],
+    );
+    writes(&pos, Notation::Wxf, &[("e4d4", "C+.6"), ("e2e1", "C--1")]);
+}
+
+/// formats.md §3.3 item 3: red pawns on f8, f6, d8, d6 (two doubled files).
+#[test]
+fn four_pawn_table() {
+    let pos = xq("4k4/3P1P3/9/3P1P3/9/9/9/9/9/3K5 w - - 0 1");
+    reads(
+        &pos,
+        &[
+            ("一兵平五", "f8e8"),
+            ("二兵平五", "f6e6"),
+            ("三兵平五", "d8e8"),
+            ("四兵平五", "d6e6"),
+            ("Pa.5", "f8e8"),
+            ("Pb.5", "f6e6"),
+            ("Pc.5", "d8e8"),
+            ("Pd.5", "d6e6"),
+            // traditional: keep the file, or drop the piece
+            ("前兵四平五", "f8e8"),
+            ("後兵四平五", "f6e6"),
+            ("前兵六平五", "d8e8"),
+            ("前四平五", "f8e8"),
+            ("后六平五", "d6e6"),
+            ("二六平五", "d6e6"),
+            ("二6平5", "d6e6"),
+            // WXF official: the file digit replaces the letter
+            ("4+.5", "f8e8"),
+            ("4-.5", "f6e6"),
+            ("6+.5", "d8e8"),
+            // 东萍
+            ("+6.5", "d8e8"),
+            ("-4.5", "f6e6"),
+            // Fairy-Stockfish: index on the file, then the file
+            ("14=5", "f8e8"),
+            ("26=5", "d6e6"),
+            ("24=5", "f6e6"),
+            // a pawn that can only go one way needs no marker
+            ("一兵进一", "f8f9"),
+        ],
+    );
+    // 前兵平五 fits both front pawns.
+    assert!(matches!(
+        parse_move(&pos, "前兵平五"),
+        Err(NotationError::Ambiguous(_))
+    ));
+    assert!(matches!(
+        parse_move(&pos, "五兵平五"),
+        Err(NotationError::Illegal(_))
+    ));
+    writes(
+        &pos,
+        Notation::Chinese { traditional: false },
+        &[
+            ("f8e8", "一兵平五"),
+            ("f6e6", "二兵平五"),
+            ("d8e8", "三兵平五"),
+            ("d6e6", "四兵平五"),
+        ],
+    );
+    writes(
+        &pos,
+        Notation::Wxf,
+        &[
+            ("f8e8", "Pa.5"),
+            ("f6e6", "Pb.5"),
+            ("d8e8", "Pc.5"),
+            ("d6e6", "Pd.5"),
+        ],
+    );
+}
+
+/// Black pawns on d1, d3, f1, f3: Black counts files from its right (d = 4, f = 6) and its
+/// front is towards rank 0; the ordinal stays a Chinese numeral.
+#[test]
+fn four_black_pawns() {
+    let pos = xq("5k3/9/9/9/9/9/3p1p3/9/3p1p3/4K4 b - - 0 1");
+    reads(
+        &pos,
+        &[
+            ("一卒平５", "d1e1"),
+            ("二卒平５", "d3e3"),
+            ("三卒平5", "f1e1"),
+            ("四卒平五", "f3e3"),
+            ("Pa.5", "d1e1"),
+            ("Pd.5", "f3e3"),
+            ("前卒４平５", "d1e1"),
+        ],
+    );
+    writes(
+        &pos,
+        Notation::Chinese { traditional: false },
+        &[
+            ("d1e1", "一卒平５"),
+            ("d3e3", "二卒平５"),
+            ("f1e1", "三卒平５"),
+            ("f3e3", "四卒平５"),
+        ],
+    );
+}
+
+/// Three red pawns on the c-file (Red's file 七): 前/中/后, `P+`/`P.`/`P-`, and WXF's plain
+/// file form for the middle one.
+#[test]
+fn three_pawns_on_a_file() {
+    let pos = xq("4k4/9/2P6/2P6/2P6/9/9/9/9/3K5 w - - 0 1");
+    reads(
+        &pos,
+        &[
+            ("前兵平六", "c7d7"),
+            ("中兵平六", "c6d6"),
+            ("后兵平六", "c5d5"),
+            ("P+.6", "c7d7"),
+            ("P..6", "c6d6"),
+            ("P-.6", "c5d5"),
+            ("P7.6", "c6d6"),
+            ("前兵进一", "c7c8"),
+        ],
+    );
+    writes(
+        &pos,
+        Notation::Chinese { traditional: false },
+        &[
+            ("c7d7", "前兵平六"),
+            ("c6d6", "中兵平六"),
+            ("c5d5", "后兵平六"),
+        ],
+    );
+    writes(
+        &pos,
+        Notation::Wxf,
+        &[("c7d7", "P+.6"), ("c6d6", "P..6"), ("c5d5", "P-.6")],
+    );
+}
+
+#[test]
+fn coordinates_and_rank_base() {
+    let pos = xq(XQ_START);
+    // A 10 rank forces 1–10, a 0 rank 0–9.
+    let mut r = MoveReader::new();
+    let b = xq(XQ_START_BLACK);
+    assert_eq!(r.read(&b, "h10g8"), Ok(mv("h9g7")));
+    assert_eq!(r.rank_base(), Some(RankBase::One));
+    // now `h3e3` is read 1–10 even though `h3e3` would not be legal 0–9 anyway
+    assert_eq!(r.read(&pos, "h3e3"), Ok(mv("h2e2")));
+    let mut r = MoveReader::new();
+    assert_eq!(r.read(&pos, "h0g2"), Ok(mv("h0g2")));
+    assert_eq!(r.rank_base(), Some(RankBase::Zero));
+    // remembered: `b2b9` is the 0–9 reading (cannon takes knight), not b1→b8
+    assert_eq!(r.read(&pos, "b2b9"), Ok(mv("b2b9")));
+    assert_eq!(parse_move(&pos, "h3e3"), Ok(mv("h2e2")));
+    assert!(matches!(
+        parse_move(&pos, "a5a6"),
+        Err(NotationError::Illegal(_))
+    ));
+    assert!(matches!(
+        parse_move(&pos, "j2e2"),
+        Err(NotationError::Syntax(_))
+    ));
+    writes(&pos, Notation::Iccs, &[("h2e2", "H2-E2")]);
+    writes(
+        &pos,
+        Notation::FsUci,
+        &[("h2e2", "h3e3"), ("b2b9", "b3b10")],
+    );
+    writes(&pos, Notation::Coord, &[("h2e2", "h2e2")]);
+}
+
+const JG_START: &str = "rnba1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR w - - 0 1";
+/// 상마상마 for both sides, as in the MA file of formats.md §13.3.
+const JG_GWIMA: &str = "rbna1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RBNA1ABNR w - - 0 1";
+
+#[test]
+fn korean_coordinates() {
+    // formats.md §13.3's game, move by move: 71졸72 49병48 08마87 18마37 88포85 38포35.
+    let mut pos = jg(JG_GWIMA);
+    for (text, want) in [
+        ("71졸72", "a3b3"),
+        ("49병48", "i6h6"),
+        ("08마87", "h0g2"),
+        ("18마37", "h9g7"),
+        ("88포85", "h2e2"),
+        ("38포35", "h7e7"),
+    ] {
+        assert_eq!(parse_move(&pos, text), Ok(mv(want)), "{text}");
+        pos.play(mv(want)).unwrap();
+    }
+    let pos = jg(JG_START);
+    reads(
+        &pos,
+        &[
+            ("79楚卒78", "i3h3"),
+            ("79卒78", "i3h3"),
+            ("79병78", "i3h3"),
+            ("71초졸72", "a3b3"),
+            ("i3卒h3", "i3h3"),
+            ("95장05", "e1e0"),
+            ("95楚將05", "e1e0"),
+            ("H02-83", "b0c2"),
+            ("H02-83+", "b0c2"),
+            ("b1c3", "b0c2"),
+            ("e2e2", "pass"),
+            ("한수쉼", "pass"),
+            ("pass", "pass"),
+            ("0000", "pass"),
+            ("@@@@", "pass"),
+        ],
+    );
+    // the piece and side named must be the ones on the origin square
+    assert!(matches!(
+        parse_move(&pos, "08차87"),
+        Err(NotationError::Illegal(_))
+    ));
+    assert!(matches!(
+        parse_move(&pos, "79漢卒78"),
+        Err(NotationError::Illegal(_))
+    ));
+    writes(
+        &pos,
+        Notation::Korean { hanja: false },
+        &[
+            ("b0c2", "02마83"),
+            ("a3b3", "71졸72"),
+            ("e1e0", "95장05"),
+            ("pass", "한수쉼"),
+        ],
+    );
+    writes(
+        &pos,
+        Notation::Korean { hanja: true },
+        &[("i3h3", "79楚卒78")],
+    );
+    writes(&pos, Notation::FsUci, &[("pass", "e2e2"), ("b0c2", "b1c3")]);
+    assert_eq!(
+        qipu::notation::korean::render_fs(&pos, mv("b0c2")).as_deref(),
+        Some("H02-83")
+    );
+}
+
+/// Capture and check suffixes (`74상42병`, `74상42타졸`, `85포55장군`, `35포75졸장군`).
+#[test]
+fn korean_suffixes() {
+    // Cho elephant on d3 (row 7 = rank 3, file 4): d3 → b6 (row 4, file 2), one step up and
+    // two diagonally, capturing the Han soldier there.
+    let pos = jg("3k5/9/9/1p7/9/9/3B5/9/4K4/9 w - - 0 1");
+    reads(
+        &pos,
+        &[
+            ("74상42병", "d3b6"),
+            ("74상42타졸", "d3b6"),
+            ("74象42兵", "d3b6"),
+        ],
+    );
+    // Cho cannon 85 (e2) → 55 (e5) over the soldier on e3, with the check suffix.
+    let pos = jg("3k5/9/9/9/9/9/4P4/4C4/4K4/9 w - - 0 1");
+    reads(&pos, &[("85포55장군", "e2e5"), ("85포55", "e2e5")]);
+}
