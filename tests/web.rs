@@ -162,12 +162,33 @@ fn position_start_and_after_moves() {
 
     // Cannon to the centre, horse out: worked out by hand.
     let after = "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2";
-    for moves in ["h2e2,h9g7", "h2e2+h9g7", "H2-E2%20H9-G7", "h3e3,h10g8"] {
+    // WXF `+` must be escaped; Chinese is percent-encoded UTF-8 (炮二平五 馬８進７).
+    for moves in [
+        "h2e2,h9g7",
+        "h2e2+h9g7",
+        "H2-E2%20H9-G7",
+        "h3e3,h10g8",
+        "C2.5,H8%2B7",
+        "%E7%82%AE%E4%BA%8C%E5%B9%B3%E4%BA%94,%E9%A6%AC%EF%BC%98%E9%80%B2%EF%BC%97",
+    ] {
         let v = get(&format!("/api/position?variant=xiangqi&moves={moves}")).json();
         assert_eq!(v["fen"], after, "{moves}");
         assert_eq!(v["moves"], serde_json::json!(["h2e2", "h9g7"]), "{moves}");
         assert_eq!(v["start_fen"], START);
+        assert_eq!(
+            v["moves_notation"],
+            serde_json::json!([
+                {"wxf": "C2.5", "chinese": "炮二平五"},
+                {"wxf": "H8+7", "chinese": "马８进７"}
+            ])
+        );
     }
+    let v = get("/api/position").json();
+    let legal = v["legal"].as_array().unwrap();
+    let notes = v["legal_notation"].as_array().unwrap();
+    assert_eq!(legal.len(), notes.len());
+    let i = legal.iter().position(|m| m == "b0c2").unwrap();
+    assert_eq!(notes[i]["wxf"], "H8+7");
     let v = get("/api/position?variant=janggi").json();
     assert_eq!(v["variant"], "janggi");
     assert_eq!(v["legal"].as_array().unwrap().len(), 32);

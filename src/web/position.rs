@@ -1,11 +1,13 @@
 //! `GET /api/position`: a position after a line of moves, with everything the board needs —
 //! pieces, side to move, check, game end and the legal moves in canonical text.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::query::{BadRequest, Params};
 use crate::{
-    notation::parse_move,
+    notation::{parse_move, render, Notation},
     rules::{AnyPosition, Color, EndReason, JanggiRules, Move, Variant},
 };
 
@@ -116,6 +118,8 @@ pub struct PositionJson {
     pub start_fen: String,
     /// The moves played, canonical.
     pub moves: Vec<String>,
+    /// The same moves in other notations (see [`notations`]).
+    pub moves_notation: Vec<BTreeMap<&'static str, String>>,
     /// FEN of the position reached.
     pub fen: String,
     /// qipu key, 16 hex digits.
@@ -130,6 +134,35 @@ pub struct PositionJson {
     pub pieces: Vec<PieceJson>,
     /// Legal moves, canonical, in alphabetical order (none once the game is over).
     pub legal: Vec<String>,
+    /// The same moves in other notations (see [`notations`]).
+    pub legal_notation: Vec<BTreeMap<&'static str, String>>,
+}
+
+/// A move in the notations of its game, keyed as in the explorer's JSON: `wxf` and `chinese`
+/// for Xiangqi, `korean` for Janggi.
+///
+/// ```
+/// use qipu::rules::{AnyPosition, Variant};
+/// use qipu::web::position::notations;
+/// let n = notations(&AnyPosition::new(Variant::Xiangqi), "h2e2".parse().unwrap());
+/// assert_eq!(n["wxf"], "C2.5");
+/// assert_eq!(n["chinese"], "炮二平五");
+/// ```
+pub fn notations(pos: &AnyPosition, m: Move) -> BTreeMap<&'static str, String> {
+    let mut out = BTreeMap::new();
+    match pos.variant() {
+        Variant::Xiangqi => {
+            out.insert("wxf", render(pos, m, Notation::Wxf));
+            out.insert(
+                "chinese",
+                render(pos, m, Notation::Chinese { traditional: false }),
+            );
+        }
+        Variant::Janggi => {
+            out.insert("korean", render(pos, m, Notation::Korean { hanja: false }));
+        }
+    }
+    out
 }
 
 /// A piece on the board.
@@ -173,16 +206,26 @@ impl PositionJson {
     pub fn new(line: &Line) -> PositionJson {
         let pos = &line.position;
         let end = pos.end();
-        let mut legal: Vec<String> = if end.is_some() {
+        let mut legal: Vec<(String, Move)> = if end.is_some() {
             Vec::new()
         } else {
-            pos.legal_moves().iter().map(Move::to_string).collect()
+            pos.legal_moves()
+                .iter()
+                .map(|m| (m.to_string(), *m))
+                .collect()
         };
         legal.sort();
+        let mut before = line.start.clone();
+        let mut moves_notation = Vec::with_capacity(line.moves.len());
+        for m in &line.moves {
+            moves_notation.push(notations(&before, *m));
+            before.play_unchecked(*m);
+        }
         PositionJson {
             variant: pos.variant().name(),
             start_fen: line.start.fen(),
             moves: line.moves.iter().map(Move::to_string).collect(),
+            moves_notation,
             fen: pos.fen(),
             key: format!("{:016x}", pos.key()),
             turn: color_name(pos.turn()),
@@ -199,7 +242,8 @@ impl PositionJson {
                     piece: p.char(),
                 })
                 .collect(),
-            legal,
+            legal_notation: legal.iter().map(|(_, m)| notations(pos, *m)).collect(),
+            legal: legal.into_iter().map(|(t, _)| t).collect(),
         }
     }
 }

@@ -84,7 +84,8 @@ fn board_moves_in_the_browser() {
     let after = snapshot(&mut b, &s);
     assert!(after["pieces"].as_array().unwrap().contains(&json!("e2C")));
     assert!(!after["pieces"].as_array().unwrap().contains(&json!("h2C")));
-    assert_eq!(after["line"], json!(["1.h2e2"]));
+    // The line is written in the chosen notation (Chinese by default).
+    assert_eq!(after["line"], json!(["1.炮二平五"]));
     b.screenshot(&s, &shots().join("xiangqi-desktop.png"));
 
     // A phone-sized screen: the board still fits the width.

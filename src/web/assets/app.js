@@ -308,7 +308,10 @@ function play(mv) {
 
 function noteFor(mv) {
   const row = state.explore && state.explore.moves.find((m) => m.move === mv);
-  return row ? row.notation : null;
+  if (row) return row.notation;
+  const pos = state.position;
+  const i = pos ? pos.legal.indexOf(mv) : -1;
+  return i >= 0 ? pos.legal_notation[i] : null;
 }
 
 function moveText(mv, notation) {
@@ -426,6 +429,13 @@ async function refresh() {
     const pos = await api('position', positionParams(state.cursor));
     if (seq !== state.seq) return;
     state.position = pos;
+    pos.moves_notation.forEach((n, i) => { state.notes[i] = n; });
+    if (state.line.slice(state.cursor).some((_, i) => !state.notes[state.cursor + i])) {
+      // Moves ahead of the board (a loaded line or game): how each is written.
+      const full = await api('position', positionParams(state.line.length));
+      if (seq !== state.seq) return;
+      full.moves_notation.forEach((n, i) => { state.notes[i] = n; });
+    }
   } catch (e) {
     if (seq !== state.seq) return;
     $('status').textContent = e.message;
@@ -445,12 +455,6 @@ async function refresh() {
   }
   if (seq !== state.seq) return;
   state.explore = explore;
-  // Remember how the next move of the line is written, for the line display.
-  const next = state.line[state.cursor];
-  if (next && !state.notes[state.cursor]) {
-    const n = noteFor(next);
-    if (n) state.notes[state.cursor] = n;
-  }
   drawAll();
 }
 
