@@ -1,8 +1,10 @@
 //! Integration tests: one binary, one module per area.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod binfmt;
 mod common;
 mod e2e;
+mod formats;
 mod notation;
 mod rules;
 mod web;

@@ -1,8 +1,26 @@
 //! Game record formats: readers that turn bytes into [`Game`]s without judging legality,
 //! and [`replay`], which resolves a game's moves against the rules.
+//!
+//! [`read_bytes`] and [`read_path`] are the entry points: they sniff each record's format by
+//! content, decode text at the edge ([`decode`]) and hand it to the reader of that format.
 
+pub mod decode;
+pub mod eglib;
 mod game;
+pub mod gib;
+pub mod pgn;
+mod read;
 mod replay;
+pub mod tags;
+
+mod board90;
+pub mod cbf;
+pub mod cbl;
+pub mod cbr;
+pub mod ccbridge;
+pub mod dhtmlxq;
+pub mod xqf;
 
 pub use game::{Game, GameError, MoveNode, Source, Tags};
+pub use read::{read_bytes, read_path, BinaryReader, BINARY_READERS};
 pub use replay::{replay, Replay};

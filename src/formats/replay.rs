@@ -25,6 +25,17 @@ pub struct Replay {
 /// [`GameError`] naming the file, game, ply and token of the first move that cannot be read
 /// or is not legal, or the bad start position.
 pub fn replay(game: &Game) -> Result<Replay, GameError> {
+    if let Some((_, scheme)) = game
+        .tags
+        .raw
+        .iter()
+        .find(|(n, v)| n == "기보형식" && v.trim() != "신좌표")
+    {
+        return Err(GameError::new(
+            &game.source,
+            format!("unsupported coordinate system ([기보형식 \"{scheme}\"]): the square numbering of these records is unknown"),
+        ));
+    }
     let start = match &game.start_fen {
         Some(fen) => AnyPosition::from_fen(game.variant, fen)
             .map_err(|e| GameError::new(&game.source, format!("bad start position: {e}")))?,

@@ -1,0 +1,210 @@
+//! Tag normalisation: raw `(name, value)` pairs from PGN or `.gib` headers → [`Tags`].
+
+use super::game::Tags;
+use crate::rules::{Color, Outcome};
+
+/// Builds normalised tags from raw header pairs (names matched case-insensitively; empty and
+/// "unknown" values ignored). The raw pairs are kept in [`Tags::raw`].
+///
+/// ```
+/// use qipu::formats::tags::normalise;
+/// use qipu::rules::{Color, Outcome};
+/// let raw = vec![
+///     ("Red".to_string(), "呂欽".to_string()),
+///     ("Date".to_string(), "2007年1月".to_string()),
+///     ("Result".to_string(), "1-0".to_string()),
+/// ];
+/// let t = normalise(raw);
+/// assert_eq!(t.first.as_deref(), Some("呂欽"));
+/// assert_eq!(t.date.as_deref(), Some("2007-01"));
+/// assert_eq!(t.result, Some(Outcome::Decisive { winner: Color::First }));
+/// ```
+pub fn normalise(raw: Vec<(String, String)>) -> Tags {
+    let mut t = Tags::default();
+    for (name, value) in &raw {
+        let v = value.trim();
+        if v.is_empty() || matches!(v, "?" | "-" | "미상" | "??") {
+            continue;
+        }
+        let s = || Some(v.to_string());
+        match name.to_ascii_lowercase().as_str() {
+            "event" | "대회명" => t.event = s(),
+            "site" | "대국장소" => t.site = s(),
+            "round" | "회전" => t.round = s(),
+            "date" | "대국일자" => t.date = parse_date(v).or(t.date.take()),
+            "eventdate" if t.date.is_none() => t.date = parse_date(v),
+            "red" | "white" | "초대국자" => t.first = s(),
+            "black" | "한대국자" => t.second = s(),
+            "redteam" | "whiteteam" => t.first_team = s(),
+            "blackteam" => t.second_team = s(),
+            "redelo" | "whiteelo" => t.first_rating = parse_rating(v),
+            "blackelo" => t.second_rating = parse_rating(v),
+            "result" | "대국결과" => t.result = parse_result(v),
+            "ecco" => t.ecco = Some(v.to_ascii_uppercase()),
+            "opening" => t.opening = s(),
+            "variation" => t.variation = s(),
+            "초차림" | "초포진" => t.first_formation = s(),
+            "한차림" | "한포진" => t.second_formation = s(),
+            _ => {}
+        }
+    }
+    t.raw = raw;
+    t
+}
+
+/// Normalises a date to `YYYY`, `YYYY-MM` or `YYYY-MM-DD`: the first number must be a year
+/// (4 digits), then an optional month 1–12 and day 1–31; any separators (`.`, `-`, `/`,
+/// `年月日`, `년월일`) and unknown parts (`??`) are accepted.
+///
+/// ```
+/// use qipu::formats::tags::parse_date;
+/// assert_eq!(parse_date("2006.08.03").as_deref(), Some("2006-08-03"));
+/// assert_eq!(parse_date("2007年1月").as_deref(), Some("2007-01"));
+/// assert_eq!(parse_date("1981").as_deref(), Some("1981"));
+/// assert_eq!(parse_date("1937년").as_deref(), Some("1937"));
+/// assert_eq!(parse_date("2006.??.??").as_deref(), Some("2006"));
+/// assert_eq!(parse_date("unknown"), None);
+/// ```
+pub fn parse_date(text: &str) -> Option<String> {
+    let mut groups = Vec::new();
+    let mut cur = String::new();
+    for c in text.chars() {
+        let d = match c {
+            '0'..='9' => Some(c),
+            '０'..='９' => char::from_u32(c as u32 - '０' as u32 + '0' as u32),
+            _ => None,
+        };
+        match d {
+            Some(d) => cur.push(d),
+            None => {
+                if !cur.is_empty() {
+                    groups.push(std::mem::take(&mut cur));
+                }
+                if c == '?' {
+                    groups.push(String::from("?"));
+                }
+            }
+        }
+    }
+    if !cur.is_empty() {
+        groups.push(cur);
+    }
+    let year = groups.first()?;
+    if year.len() != 4 {
+        return None;
+    }
+    let y: u32 = year.parse().ok()?;
+    if !(1000..=2999).contains(&y) {
+        return None;
+    }
+    let mut out = format!("{y:04}");
+    let Some(m) = groups.get(1).and_then(|g| g.parse::<u32>().ok()) else {
+        return Some(out);
+    };
+    if !(1..=12).contains(&m) || groups.get(1).is_some_and(|g| g.len() > 2) {
+        return Some(out);
+    }
+    out.push_str(&format!("-{m:02}"));
+    if let Some(d) = groups.get(2).and_then(|g| g.parse::<u32>().ok()) {
+        if (1..=31).contains(&d) && groups.get(2).is_some_and(|g| g.len() <= 2) {
+            out.push_str(&format!("-{d:02}"));
+        }
+    }
+    Some(out)
+}
+
+/// Reads a result: PGN `1-0`/`0-1`/`1/2-1/2`, Chinese `红胜`/`黑胜`/`和`, and `.gib`
+/// `초 완승`/`한 …승`/`楚`/`漢`/`무승부`. Unfinished (`*`, `미완`) and unknown give `None`.
+///
+/// ```
+/// use qipu::formats::tags::parse_result;
+/// use qipu::rules::{Color, Outcome};
+/// assert_eq!(parse_result("한 완승"), Some(Outcome::Decisive { winner: Color::Second }));
+/// assert_eq!(parse_result("무승부"), Some(Outcome::Draw));
+/// assert_eq!(parse_result("*"), None);
+/// ```
+pub fn parse_result(text: &str) -> Option<Outcome> {
+    let t = text.trim();
+    let first = Outcome::Decisive {
+        winner: Color::First,
+    };
+    let second = Outcome::Decisive {
+        winner: Color::Second,
+    };
+    match t {
+        "1-0" | "1:0" => return Some(first),
+        "0-1" | "0:1" => return Some(second),
+        "1/2-1/2" | "½-½" | "0.5-0.5" | "=" => return Some(Outcome::Draw),
+        "*" => return None,
+        _ => {}
+    }
+    if t.starts_with('무') || t.starts_with("和") || t.contains("和棋") || t.contains("和局")
+    {
+        return Some(Outcome::Draw);
+    }
+    let c = t.chars().next()?;
+    match c {
+        '초' | '楚' | '红' | '紅' => Some(first),
+        '한' | '漢' | '汉' | '黑' => Some(second),
+        _ => None,
+    }
+}
+
+fn parse_rating(text: &str) -> Option<u32> {
+    let v: u32 = text.trim().parse().ok()?;
+    (v > 0).then_some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(parse_date("2016-12-06").as_deref(), Some("2016-12-06"));
+        assert_eq!(parse_date("2017/3/20").as_deref(), Some("2017-03-20"));
+        assert_eq!(parse_date("2007年1月5日").as_deref(), Some("2007-01-05"));
+        assert_eq!(parse_date("2012년 5월 3일").as_deref(), Some("2012-05-03"));
+        assert_eq!(parse_date("2006.13.01").as_deref(), Some("2006"));
+        assert_eq!(parse_date("82"), None);
+        assert_eq!(parse_date(""), None);
+    }
+
+    #[test]
+    fn results() {
+        let w = |c| Some(Outcome::Decisive { winner: c });
+        assert_eq!(parse_result("초 완승"), w(Color::First));
+        assert_eq!(parse_result("楚 시간승"), w(Color::First));
+        assert_eq!(parse_result("漢 기권승"), w(Color::Second));
+        assert_eq!(parse_result("0-1"), w(Color::Second));
+        assert_eq!(parse_result("1/2-1/2"), Some(Outcome::Draw));
+        assert_eq!(parse_result("미완"), None);
+        assert_eq!(parse_result("통"), None);
+    }
+
+    #[test]
+    fn gib_tags() {
+        let raw = [
+            ("대회명", "친선대국"),
+            ("회전", "미상"),
+            ("대국일자", "2016-12-06"),
+            ("초대국자", "하여명"),
+            ("한대국자", "전동하"),
+            ("초차림", "상마상마"),
+            ("한차림", "마상상마"),
+            ("대국결과", "초 완승"),
+        ]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        let t = normalise(raw);
+        assert_eq!(t.event.as_deref(), Some("친선대국"));
+        assert_eq!(t.round, None);
+        assert_eq!(t.date.as_deref(), Some("2016-12-06"));
+        assert_eq!(t.first.as_deref(), Some("하여명"));
+        assert_eq!(t.second.as_deref(), Some("전동하"));
+        assert_eq!(t.first_formation.as_deref(), Some("상마상마"));
+        assert_eq!(t.second_formation.as_deref(), Some("마상상마"));
+        assert_eq!(t.raw.len(), 8);
+    }
+}

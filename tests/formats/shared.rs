@@ -1,0 +1,365 @@
+//! The real collections under `../shared/data`: every game read and replayed, a table per
+//! collection, a report of every reject under `target/`, and a move-by-move comparison with
+//! the independent reading in `../shared/reference/*.jsonl.gz`.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    fmt::Write as _,
+    io::{BufRead, BufReader},
+    path::{Path, PathBuf},
+};
+
+use qipu::{
+    formats::{read_path, replay, GameError},
+    notation::parse_move,
+    rules::{AnyPosition, Move, Square, Variant},
+};
+
+fn shared_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("QIPU_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    dir.join("data").is_dir().then_some(dir)
+}
+
+/// One collection: its folder under `data/`, its reference file (if any), and the share of
+/// games that must replay fully legally (§17 ceilings, or `None` where no ceiling is known).
+struct Collection {
+    name: &'static str,
+    path: &'static str,
+    reference: Option<&'static str>,
+    target: Option<f64>,
+    /// A move of the collection's notation in the standard start position: the ceiling is
+    /// only enforced once `notation::parse_move` reads that notation.
+    probe: Option<(Variant, &'static str)>,
+}
+
+const COLLECTIONS: &[Collection] = &[
+    Collection {
+        name: "xiangqi/ccpd",
+        path: "data/xiangqi/ccpd",
+        reference: Some("xiangqi-ccpd"),
+        target: Some(0.999),
+        probe: Some((Variant::Xiangqi, "炮二平五")),
+    },
+    Collection {
+        name: "xiangqi/eleeye-ccgc",
+        path: "data/xiangqi/eleeye-ccgc",
+        reference: Some("xiangqi-eleeye-ccgc"),
+        target: Some(1.0),
+        probe: Some((Variant::Xiangqi, "炮二平五")),
+    },
+    Collection {
+        name: "xiangqi/wukong games_pgn",
+        path: "data/xiangqi/wukong/xqdb/games_pgn",
+        reference: Some("xiangqi-wukong-games_pgn"),
+        target: Some(1.0),
+        probe: Some((Variant::Xiangqi, "Ｃ２＝５")),
+    },
+    Collection {
+        name: "xiangqi/wukong hu-ronghua (zip)",
+        path: "data/xiangqi/wukong/xqdb/xqdb",
+        reference: Some("xiangqi-wukong-hu-ronghua"),
+        target: Some(1.0),
+        probe: None,
+    },
+    Collection {
+        name: "xiangqi/wukong pgn (XBoard SAN)",
+        path: "data/xiangqi/wukong/pgn",
+        reference: None,
+        target: None,
+        probe: None,
+    },
+    Collection {
+        name: "xiangqi/xqmagic",
+        path: "data/xiangqi/xqmagic",
+        reference: None,
+        target: None,
+        probe: None,
+    },
+    Collection {
+        name: "xiangqi/cchess-fixtures",
+        path: "data/xiangqi/cchess-fixtures",
+        reference: None,
+        target: None,
+        probe: None,
+    },
+    Collection {
+        name: "xiangqi/cchess_c",
+        path: "data/xiangqi/cchess_c",
+        reference: None,
+        target: None,
+        probe: None,
+    },
+    Collection {
+        name: "xiangqi/dhtmlxq-community",
+        path: "data/xiangqi/dhtmlxq-community",
+        reference: None,
+        target: None,
+        probe: None,
+    },
+    Collection {
+        name: "janggi/gib",
+        path: "data/janggi/gib",
+        reference: Some("janggi-gib"),
+        target: Some(0.999),
+        probe: Some((Variant::Janggi, "08마87")),
+    },
+];
+
+/// A reference game: start FEN and moves in Fairy-Stockfish squares (ranks 1–10).
+struct RefGame {
+    ok: bool,
+    fen: String,
+    moves: Vec<String>,
+}
+
+fn load_reference(shared: &Path, name: &str) -> HashMap<(String, usize), RefGame> {
+    let path = shared.join("reference").join(format!("{name}.jsonl.gz"));
+    let file = std::fs::File::open(&path).unwrap();
+    let mut out = HashMap::new();
+    for line in BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
+        let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        let ok = v["status"] == "ok";
+        let file = shared
+            .join(v["file"].as_str().unwrap())
+            .display()
+            .to_string();
+        let index = v["game_index"].as_u64().unwrap() as usize;
+        let moves = v["moves"]
+            .as_array()
+            .map(|a| a.iter().map(|m| m.as_str().unwrap().to_string()).collect())
+            .unwrap_or_default();
+        let fen = v["fen"].as_str().unwrap_or_default().to_string();
+        out.insert((file, index), RefGame { ok, fen, moves });
+    }
+    out
+}
+
+/// A Fairy-Stockfish square move (`h3e3`, `e10e10`, ranks 1–10) as a qipu move; a general
+/// moving to its own square is the pass.
+fn fs_move(text: &str) -> Move {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut square = || {
+        let f = b[i] - b'a';
+        i += 1;
+        let mut r = 0u8;
+        while i < b.len() && b[i].is_ascii_digit() {
+            r = r * 10 + (b[i] - b'0');
+            i += 1;
+        }
+        Square::from_coords(f, r - 1).unwrap()
+    };
+    let from = square();
+    let to = square();
+    if from == to {
+        Move::PASS
+    } else {
+        Move::new(from, to)
+    }
+}
+
+/// Reject reasons grouped: backquoted tokens and numbers removed.
+fn reason_class(e: &GameError) -> String {
+    let mut out = String::new();
+    let mut in_tick = false;
+    for c in e.reason.chars() {
+        if c == '`' {
+            in_tick = !in_tick;
+            if in_tick {
+                out.push('…');
+            }
+            continue;
+        }
+        if !in_tick {
+            out.push(c);
+        }
+    }
+    out.chars().take(90).collect()
+}
+
+#[derive(Default)]
+struct Stats {
+    files: std::collections::BTreeSet<String>,
+    games: usize,
+    read: usize,
+    legal: usize,
+    rejects: BTreeMap<String, usize>,
+    ref_checked: usize,
+    ref_agree: usize,
+    ref_missing: usize,
+    ref_rejected: usize,
+}
+
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn shared_collections() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let mut report = String::new();
+    let mut table = String::from(
+        "collection                          files   games    read   legal      %   ref-ok  agree  disagree\n",
+    );
+    let mut failures = Vec::new();
+    for c in COLLECTIONS {
+        let dir = shared.join(c.path);
+        if !dir.exists() {
+            continue;
+        }
+        let reference = c.reference.map(|r| load_reference(&shared, r));
+        let mut s = Stats::default();
+        let mut disagreements = Vec::new();
+        let mut unseen: std::collections::BTreeSet<(String, usize)> =
+            reference.iter().flat_map(|r| r.keys().cloned()).collect();
+        for r in read_path(&dir) {
+            let (file, game) = match &r {
+                Ok(g) => (g.source.file.clone(), Some(g.source.index)),
+                Err(e) => (e.file.clone(), e.game),
+            };
+            let outer = file.split(".zip:").next().unwrap_or(&file).to_string();
+            let outer = if outer.len() < file.len() {
+                format!("{outer}.zip")
+            } else {
+                outer
+            };
+            s.files.insert(outer.clone());
+            if let Some(i) = game {
+                unseen.remove(&(outer.clone(), i));
+            }
+            if game.is_some() {
+                s.games += 1;
+            }
+            let replayed = match r {
+                Ok(g) => {
+                    s.read += 1;
+                    replay(&g).map(|rp| (g, rp))
+                }
+                Err(e) => Err(e),
+            };
+            match replayed {
+                Ok((g, rp)) => {
+                    s.legal += 1;
+                    if let Some(refs) = &reference {
+                        match refs.get(&(outer.clone(), g.source.index)) {
+                            Some(rg) if rg.ok => {
+                                s.ref_checked += 1;
+                                let want: Vec<Move> = rg.moves.iter().map(|m| fs_move(m)).collect();
+                                let same_start = AnyPosition::from_fen(g.variant, &rg.fen)
+                                    .map(|p| p.fen() == rp.start.fen())
+                                    .unwrap_or(false);
+                                if same_start && want == rp.moves {
+                                    s.ref_agree += 1;
+                                } else {
+                                    let ply = want
+                                        .iter()
+                                        .zip(&rp.moves)
+                                        .position(|(a, b)| a != b)
+                                        .unwrap_or(want.len().min(rp.moves.len()));
+                                    disagreements.push(format!(
+                                        "{} game {}: start {} ply {} qipu {:?} ref {:?} ({} vs {} moves)",
+                                        g.source.file,
+                                        g.source.index,
+                                        if same_start { "same" } else { "DIFFERENT" },
+                                        ply + 1,
+                                        rp.moves.get(ply).map(|m| m.to_string()),
+                                        want.get(ply).map(|m| m.to_string()),
+                                        rp.moves.len(),
+                                        want.len()
+                                    ));
+                                }
+                            }
+                            Some(_) => s.ref_rejected += 1,
+                            None => s.ref_missing += 1,
+                        }
+                    }
+                }
+                Err(e) => {
+                    *s.rejects.entry(reason_class(&e)).or_default() += 1;
+                    writeln!(report, "{}\t{e}", c.name).unwrap();
+                }
+            }
+        }
+        let pct = if s.games == 0 {
+            100.0
+        } else {
+            100.0 * s.legal as f64 / s.games as f64
+        };
+        writeln!(
+            table,
+            "{:<34} {:>6} {:>7} {:>7} {:>7} {:>6.2} {:>8} {:>6} {:>9}",
+            c.name,
+            s.files.len(),
+            s.games,
+            s.read,
+            s.legal,
+            pct,
+            s.ref_checked,
+            s.ref_agree,
+            disagreements.len()
+        )
+        .unwrap();
+        if s.ref_missing + s.ref_rejected + unseen.len() > 0 {
+            writeln!(
+                table,
+                "      reference: {} games read here are not in it, {} replayed here are rejected by it, {} of its games not met here {:?}",
+                s.ref_missing,
+                s.ref_rejected,
+                unseen.len(),
+                unseen.iter().take(3).collect::<Vec<_>>()
+            )
+            .unwrap();
+            if !unseen.is_empty() || s.ref_rejected > 0 {
+                failures.push(format!(
+                    "{}: reference games not met or rejected by it",
+                    c.name
+                ));
+            }
+        }
+        for (reason, n) in &s.rejects {
+            writeln!(table, "      {n:>6}  {reason}").unwrap();
+        }
+        for d in disagreements.iter().take(5) {
+            writeln!(table, "      DISAGREE {d}").unwrap();
+        }
+        for d in &disagreements {
+            writeln!(report, "{}\tDISAGREE {d}", c.name).unwrap();
+        }
+        if !disagreements.is_empty() {
+            failures.push(format!(
+                "{}: {} games disagree with the reference",
+                c.name,
+                disagreements.len()
+            ));
+        }
+        let enforced = c
+            .probe
+            .is_none_or(|(v, m)| parse_move(&AnyPosition::new(v), m).is_ok());
+        if !enforced {
+            writeln!(
+                table,
+                "      (ceiling not enforced: notation::parse_move does not read `{}` yet)",
+                c.probe.map(|p| p.1).unwrap_or_default()
+            )
+            .unwrap();
+        }
+        if let (Some(t), true) = (c.target, enforced) {
+            if (s.legal as f64) < t * s.games as f64 - 1e-9 {
+                failures.push(format!(
+                    "{}: {:.2}% replay fully legal, target {:.1}%",
+                    c.name,
+                    pct,
+                    t * 100.0
+                ));
+            }
+        }
+    }
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/formats-rejects.txt");
+    let _ = std::fs::create_dir_all(out.parent().unwrap());
+    std::fs::write(&out, &report).unwrap();
+    println!("{table}");
+    println!("every reject: {}", out.display());
+    assert!(failures.is_empty(), "{failures:#?}");
+}
