@@ -11,7 +11,6 @@ pub const PARAMS: &[&str] = &[
     "variant",
     "fen",
     "moves",
-    "rules",
     "since",
     "until",
     "min_rating",
