@@ -17,5 +17,7 @@ pub mod cli;
 pub mod explorer;
 pub mod formats;
 pub mod notation;
+pub mod pipeline;
 pub mod rules;
+pub mod store;
 pub mod web;

@@ -6,5 +6,7 @@ mod common;
 mod e2e;
 mod formats;
 mod notation;
+mod pipeline;
 mod rules;
+mod store;
 mod web;

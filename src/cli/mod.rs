@@ -1,8 +1,11 @@
 //! The `qipu` command line. The only module that knows clap.
 
+mod explore;
+mod export;
 mod position_args;
 mod rules_cmds;
 mod serve;
+mod stats;
 
 use std::{io::Write, process::ExitCode};
 
@@ -24,6 +27,12 @@ enum Command {
     Moves(rules_cmds::MovesArgs),
     /// Serve the HTTP JSON API and the web explorer page.
     Serve(serve::ServeArgs),
+    /// Statistics of a position and of every move played from it.
+    Explore(explore::ExploreArgs),
+    /// CSV of games and of position statistics.
+    Export(export::ExportArgs),
+    /// What is in a database.
+    Stats(stats::StatsArgs),
 }
 
 /// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
@@ -34,6 +43,9 @@ pub fn main() -> ExitCode {
         Command::Perft(args) => rules_cmds::perft(&args),
         Command::Moves(args) => rules_cmds::moves(&args),
         Command::Serve(args) => serve::serve(&args),
+        Command::Explore(args) => explore::explore(&args),
+        Command::Export(args) => export::export(&args),
+        Command::Stats(args) => stats::stats(&args),
     };
     match result {
         Ok(code) => code,

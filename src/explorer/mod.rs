@@ -1,5 +1,415 @@
 //! The opening explorer: statistics of a position and of every move played from it.
+//!
+//! Without filters the answer comes from the precomputed `moves` rows of the position (a few
+//! page reads). With a filter (dates, rating, player, event) it is computed from the games
+//! through the position (`position_games` joined with `games`), each game contributing the
+//! move it played there; the same games give the top-games list and the opening name.
+//! Transpositions are merged by construction (positions are keyed by their Zobrist key);
+//! `mirror` adds the left-right mirrored position, its moves mirrored back.
+//!
+//! ```
+//! use qipu::explorer::{explore, Query};
+//! use qipu::formats::{Game, MoveNode, Source};
+//! use qipu::rules::{Outcome, Variant};
+//! use qipu::store::{GameRecord, Store};
+//!
+//! let mut store = Store::open_in_memory()?;
+//! let mut game = Game::new(Variant::Xiangqi, Source::default());
+//! game.moves = vec![MoveNode::new("h2e2"), MoveNode::new("h9g7")];
+//! game.tags.result = Some(Outcome::Draw);
+//! store.write_batch(&[GameRecord::from_game(&game, 40).unwrap()])?;
+//! let q = Query { variant: "xiangqi".into(), ..Query::default() };
+//! let answer = explore(&store, &q)?;
+//! assert_eq!((answer.games, answer.draws), (1, 1));
+//! assert_eq!(answer.moves[0].mv, "h2e2");
+//! # Ok::<_, qipu::explorer::Error>(())
+//! ```
 
+mod opening;
 mod types;
 
+use std::{
+    collections::{BTreeMap, HashMap},
+    fmt,
+};
+
+pub use opening::{ecco_name, opening_from_label};
 pub use types::{Explore, GameSummary, MoveStats, Opening, Query};
+
+use crate::{
+    notation::{parse_move, render, Notation},
+    rules::{AnyPosition, Color, JanggiRules, Move, Outcome, Variant},
+    store::{GameThrough, Store, StoreError},
+};
+
+/// Why a query could not be answered.
+#[derive(Debug)]
+pub enum Error {
+    /// The query is malformed: unknown variant, bad FEN, unplayable move, bad side.
+    Query(String),
+    /// The database failed.
+    Store(StoreError),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Query(m) => f.write_str(m),
+            Error::Store(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Store(e) => Some(e),
+            Error::Query(_) => None,
+        }
+    }
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Error {
+        Error::Store(e)
+    }
+}
+
+/// Default number of top games when the query asks for 0.
+pub const DEFAULT_TOP_GAMES: usize = 10;
+
+/// The position a query names: its start (FEN or standard) with the moves played.
+///
+/// # Errors
+/// [`Error::Query`] naming the bad variant, FEN or the first unplayable move.
+pub fn query_position(q: &Query) -> Result<AnyPosition, Error> {
+    let variant: Variant = if q.variant.is_empty() {
+        Variant::Xiangqi
+    } else {
+        q.variant.parse().map_err(Error::Query)?
+    };
+    let start = match &q.fen {
+        Some(fen) if !fen.trim().is_empty() => AnyPosition::from_fen(variant, fen.trim())
+            .map_err(|e| Error::Query(format!("bad FEN: {e}")))?,
+        _ => AnyPosition::new(variant),
+    };
+    let mut pos = start.with_janggi_rules(JanggiRules::SERVER);
+    for (ply, text) in q
+        .moves
+        .iter()
+        .flat_map(|m| m.split_whitespace())
+        .enumerate()
+    {
+        let m =
+            parse_move(&pos, text).map_err(|e| Error::Query(format!("move {}: {e}", ply + 1)))?;
+        pos.play_unchecked(m);
+    }
+    Ok(pos)
+}
+
+/// Sums of one move's (or the whole position's) games.
+#[derive(Default, Clone)]
+struct Tally {
+    games: u64,
+    first_wins: u64,
+    draws: u64,
+    second_wins: u64,
+    rating_sum: u64,
+    rating_count: u64,
+    last_date: Option<String>,
+}
+
+impl Tally {
+    fn merge_date(&mut self, d: Option<&str>) {
+        if let Some(d) = d {
+            if self.last_date.as_deref().is_none_or(|l| d > l) {
+                self.last_date = Some(d.to_string());
+            }
+        }
+    }
+
+    fn add_game(&mut self, g: &GameThrough) {
+        self.games += 1;
+        match g.result {
+            Some(Outcome::Decisive {
+                winner: Color::First,
+            }) => self.first_wins += 1,
+            Some(Outcome::Decisive {
+                winner: Color::Second,
+            }) => self.second_wins += 1,
+            Some(Outcome::Draw) => self.draws += 1,
+            None => {}
+        }
+        for r in [g.first_rating, g.second_rating].into_iter().flatten() {
+            self.rating_sum += u64::from(r);
+            self.rating_count += 1;
+        }
+        self.merge_date(g.date.as_deref());
+    }
+
+    /// Score for `side`: wins plus half the draws over the games with a known result
+    /// (0.5 when none is known).
+    fn score(&self, side: Color) -> f64 {
+        let decided = self.first_wins + self.draws + self.second_wins;
+        if decided == 0 {
+            return 0.5;
+        }
+        let wins = match side {
+            Color::First => self.first_wins,
+            Color::Second => self.second_wins,
+        };
+        (wins as f64 + self.draws as f64 / 2.0) / decided as f64
+    }
+}
+
+fn is_filtered(q: &Query) -> bool {
+    q.since.is_some()
+        || q.until.is_some()
+        || q.min_rating.is_some()
+        || q.player.is_some()
+        || q.event.is_some()
+}
+
+/// Compares two dates on their common prefix (`2007` vs `2007-05-01` compare equal), so a
+/// partial date is kept unless it is certainly outside the range.
+fn date_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    let n = a.len().min(b.len());
+    a.as_bytes()[..n].cmp(&b.as_bytes()[..n])
+}
+
+fn contains_ci(hay: Option<&str>, needle: &str) -> bool {
+    hay.is_some_and(|h| h.to_lowercase().contains(&needle.to_lowercase()))
+}
+
+/// Whether a game passes the query's filters.
+///
+/// - `since`/`until`: games without a date are left out; partial dates compare on their
+///   common prefix.
+/// - `min_rating`: the game needs at least one known rating, and every known rating at
+///   least the minimum.
+/// - `player`: case-insensitive substring of either player, or of the one on `side`.
+/// - `event`: case-insensitive substring of the event.
+fn passes(g: &GameThrough, q: &Query, side: Option<Color>) -> bool {
+    if q.since.is_some() || q.until.is_some() {
+        let Some(d) = g.date.as_deref() else {
+            return false;
+        };
+        if q.since.as_deref().is_some_and(|s| date_cmp(d, s).is_lt()) {
+            return false;
+        }
+        if q.until.as_deref().is_some_and(|u| date_cmp(d, u).is_gt()) {
+            return false;
+        }
+    }
+    if let Some(min) = q.min_rating {
+        let known: Vec<u32> = [g.first_rating, g.second_rating]
+            .into_iter()
+            .flatten()
+            .collect();
+        if known.is_empty() || known.iter().any(|&r| r < min) {
+            return false;
+        }
+    }
+    if let Some(p) = &q.player {
+        let ok = match side {
+            Some(Color::First) => contains_ci(g.first.as_deref(), p),
+            Some(Color::Second) => contains_ci(g.second.as_deref(), p),
+            None => contains_ci(g.first.as_deref(), p) || contains_ci(g.second.as_deref(), p),
+        };
+        if !ok {
+            return false;
+        }
+    }
+    if let Some(e) = &q.event {
+        if !contains_ci(g.event.as_deref(), e) {
+            return false;
+        }
+    }
+    true
+}
+
+fn parse_side(side: Option<&str>) -> Result<Option<Color>, Error> {
+    match side.map(|s| s.to_ascii_lowercase()) {
+        None => Ok(None),
+        Some(s) => match s.as_str() {
+            "" => Ok(None),
+            "first" | "red" | "cho" | "white" | "w" => Ok(Some(Color::First)),
+            "second" | "black" | "han" | "b" => Ok(Some(Color::Second)),
+            other => Err(Error::Query(format!(
+                "unknown side `{other}` (expected first or second)"
+            ))),
+        },
+    }
+}
+
+/// Orders games best rated (mean of known ratings) first, then latest, then by id.
+fn top_order(a: &GameThrough, b: &GameThrough) -> std::cmp::Ordering {
+    fn mean(g: &GameThrough) -> u64 {
+        let k: Vec<u64> = [g.first_rating, g.second_rating]
+            .into_iter()
+            .flatten()
+            .map(u64::from)
+            .collect();
+        if k.is_empty() {
+            0
+        } else {
+            k.iter().sum::<u64>() / k.len() as u64
+        }
+    }
+    mean(b)
+        .cmp(&mean(a))
+        .then_with(|| b.date.cmp(&a.date))
+        .then_with(|| a.id.cmp(&b.id))
+}
+
+fn summary(g: &GameThrough) -> GameSummary {
+    GameSummary {
+        id: g.id,
+        first: g.first.clone(),
+        second: g.second.clone(),
+        result: g.result.map_or("*", Outcome::pgn).to_string(),
+        date: g.date.clone(),
+        event: g.event.clone(),
+    }
+}
+
+/// The mirrored position's key, if it differs from the position's.
+fn mirror_key(pos: &AnyPosition) -> Result<Option<u64>, Error> {
+    let setup = pos.board().to_setup().mirror();
+    let mirrored = AnyPosition::from_setup(pos.variant(), &setup)
+        .map_err(|e| Error::Query(format!("mirrored position: {e}")))?;
+    let k = mirrored.key();
+    Ok((k != pos.key()).then_some(k))
+}
+
+/// Other notations of a move, for the `notation` object of [`MoveStats`]: `wxf` and
+/// `chinese` (simplified) for Xiangqi, `korean` for Janggi.
+pub fn notations(pos: &AnyPosition, m: Move) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    match pos.variant() {
+        Variant::Xiangqi => {
+            out.insert("wxf".to_string(), render(pos, m, Notation::Wxf));
+            out.insert(
+                "chinese".to_string(),
+                render(pos, m, Notation::Chinese { traditional: false }),
+            );
+        }
+        Variant::Janggi => {
+            out.insert(
+                "korean".to_string(),
+                render(pos, m, Notation::Korean { hanja: false }),
+            );
+        }
+    }
+    out
+}
+
+/// Answers a query from the store: the position's totals, its moves (most played first),
+/// the opening name and the top games.
+///
+/// # Errors
+/// [`Error::Query`] for a malformed query, [`Error::Store`] if the database fails.
+pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
+    let pos = query_position(q)?;
+    let variant = pos.variant();
+    let side = parse_side(q.side.as_deref())?;
+    let key = pos.key();
+    let mut keys = vec![(key, false)];
+    if q.mirror {
+        if let Some(k) = mirror_key(&pos)? {
+            keys.push((k, true));
+        }
+    }
+    let top_n = if q.top_games == 0 {
+        DEFAULT_TOP_GAMES
+    } else {
+        q.top_games
+    };
+    let fix = |m: Option<Move>, mirrored: bool| if mirrored { m.map(Move::mirror) } else { m };
+
+    let mut by_move: HashMap<Option<Move>, Tally> = HashMap::new();
+    let mut top: Vec<GameThrough> = Vec::new();
+    let mut labels: HashMap<String, u64> = HashMap::new();
+    if is_filtered(q) {
+        for &(k, mirrored) in &keys {
+            for mut g in store.games_through(k, None)? {
+                if !passes(&g, q, side) {
+                    continue;
+                }
+                g.mv = fix(g.mv, mirrored);
+                by_move.entry(g.mv).or_default().add_game(&g);
+                if let Some(label) = g.opening_label(variant) {
+                    *labels.entry(label).or_default() += 1;
+                }
+                top.push(g);
+            }
+        }
+    } else {
+        for &(k, mirrored) in &keys {
+            for row in store.position(k)? {
+                let t = by_move.entry(fix(row.mv, mirrored)).or_default();
+                t.games += row.games;
+                t.first_wins += row.first_wins;
+                t.draws += row.draws;
+                t.second_wins += row.second_wins;
+                t.rating_sum += row.rating_sum;
+                t.rating_count += row.rating_count;
+                t.merge_date(row.last_date.as_deref());
+            }
+            top.extend(store.games_through(k, Some(top_n))?);
+            for o in store.openings(k, variant)? {
+                *labels.entry(o.label).or_default() += o.games;
+            }
+        }
+    }
+    top.sort_by(top_order);
+    top.truncate(top_n);
+
+    let mut total = Tally::default();
+    for t in by_move.values() {
+        total.games += t.games;
+        total.first_wins += t.first_wins;
+        total.draws += t.draws;
+        total.second_wins += t.second_wins;
+    }
+    let turn = pos.turn();
+    let mut moves: Vec<(Move, Tally)> = by_move
+        .into_iter()
+        .filter_map(|(m, t)| m.map(|m| (m, t)))
+        .collect();
+    moves.sort_by(|a, b| b.1.games.cmp(&a.1.games).then(a.0.cmp(&b.0)));
+    if q.limit > 0 {
+        moves.truncate(q.limit);
+    }
+    let moves = moves
+        .into_iter()
+        .map(|(m, t)| MoveStats {
+            mv: m.to_string(),
+            notation: notations(&pos, m),
+            games: t.games,
+            first_wins: t.first_wins,
+            draws: t.draws,
+            second_wins: t.second_wins,
+            score: t.score(turn),
+            avg_rating: (t.rating_count > 0).then(|| t.rating_sum as f64 / t.rating_count as f64),
+            last_date: t.last_date.clone(),
+        })
+        .collect();
+    let opening = labels
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+        .map(|(label, _)| opening_from_label(variant, &label));
+
+    Ok(Explore {
+        variant: variant.name().to_string(),
+        fen: pos.fen(),
+        key: format!("{key:016x}"),
+        games: total.games,
+        first_wins: total.first_wins,
+        draws: total.draws,
+        second_wins: total.second_wins,
+        opening,
+        moves,
+        top_games: top.iter().map(summary).collect(),
+    })
+}

@@ -1,0 +1,133 @@
+//! `qipu export`: CSV of games and of position statistics (loadable by pandas or DuckDB).
+
+use std::{path::PathBuf, process::ExitCode};
+
+use clap::Args;
+
+use super::CliError;
+use crate::{
+    rules::{Outcome, Variant},
+    store::{Store, StoreError},
+};
+
+/// Arguments of `qipu export`.
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("what").required(true).multiple(true).args(["games", "positions"])))]
+pub struct ExportArgs {
+    /// The database.
+    #[arg(long, default_value = "qipu.db")]
+    db: PathBuf,
+    /// Write the games here: one row per game, moves as canonical coordinates.
+    #[arg(long)]
+    games: Option<PathBuf>,
+    /// Write the position statistics here: one row per (position key, move); an empty
+    /// `move` counts the games that ended in the position.
+    #[arg(long)]
+    positions: Option<PathBuf>,
+}
+
+fn csv_err(e: csv::Error) -> StoreError {
+    StoreError::Corrupt(format!("writing CSV: {e}"))
+}
+
+/// Runs `qipu export`.
+pub fn export(args: &ExportArgs) -> Result<ExitCode, CliError> {
+    if !args.db.exists() {
+        return Err(format!("{}: no such database", args.db.display()).into());
+    }
+    let store = Store::open_read_only(&args.db)?;
+    if let Some(path) = &args.games {
+        let mut w = csv::Writer::from_path(path)?;
+        w.write_record([
+            "id",
+            "variant",
+            "source_file",
+            "source_index",
+            "event",
+            "site",
+            "round",
+            "date",
+            "first",
+            "second",
+            "first_rating",
+            "second_rating",
+            "result",
+            "ecco",
+            "opening",
+            "variation",
+            "first_formation",
+            "second_formation",
+            "start_fen",
+            "plies",
+            "moves",
+        ])?;
+        let s = |o: &Option<String>| o.clone().unwrap_or_default();
+        let n = |o: Option<u32>| o.map(|r| r.to_string()).unwrap_or_default();
+        for v in Variant::ALL {
+            for g in store.games(v) {
+                let g = g?;
+                let t = &g.tags;
+                let moves: Vec<String> = g.moves.iter().map(|m| m.to_string()).collect();
+                w.write_record([
+                    g.id.to_string(),
+                    v.name().to_string(),
+                    g.source.file.clone(),
+                    g.source.index.to_string(),
+                    s(&t.event),
+                    s(&t.site),
+                    s(&t.round),
+                    s(&t.date),
+                    s(&t.first),
+                    s(&t.second),
+                    n(t.first_rating),
+                    n(t.second_rating),
+                    g.result.map_or("*", Outcome::pgn).to_string(),
+                    s(&t.ecco),
+                    s(&t.opening),
+                    s(&t.variation),
+                    s(&t.first_formation),
+                    s(&t.second_formation),
+                    g.start_fen.clone(),
+                    g.moves.len().to_string(),
+                    moves.join(" "),
+                ])?;
+            }
+        }
+        w.flush()?;
+    }
+    if let Some(path) = &args.positions {
+        let mut w = csv::Writer::from_path(path)?;
+        w.write_record([
+            "key",
+            "move",
+            "games",
+            "first_wins",
+            "draws",
+            "second_wins",
+            "avg_rating",
+            "first_date",
+            "last_date",
+        ])?;
+        store.for_each_position_move(|key, r| {
+            let avg = if r.rating_count > 0 {
+                format!("{:.1}", r.rating_sum as f64 / r.rating_count as f64)
+            } else {
+                String::new()
+            };
+            w.write_record([
+                format!("{key:016x}"),
+                r.mv.map(|m| m.to_string()).unwrap_or_default(),
+                r.games.to_string(),
+                r.first_wins.to_string(),
+                r.draws.to_string(),
+                r.second_wins.to_string(),
+                avg,
+                r.first_date.clone().unwrap_or_default(),
+                r.last_date.clone().unwrap_or_default(),
+            ])
+            .map_err(csv_err)
+        })?;
+        w.flush()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,188 @@
+//! `qipu import`: read game files into a database.
+
+use std::{
+    io::{IsTerminal, Write},
+    path::PathBuf,
+    process::ExitCode,
+    time::{Duration, Instant},
+};
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::CliError;
+use crate::{
+    formats::{Game, GameError},
+    pipeline::{import as run_import, ImportOptions, ImportReport, Progress, DEFAULT_MAX_PLY},
+    store::Store,
+};
+
+/// Arguments of `qipu import`.
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// Files, folders and zip archives of any supported format.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// The database (created if missing).
+    #[arg(long, default_value = "qipu.db")]
+    db: PathBuf,
+    /// Count positions up to this many plies into each game (0 = whole games). A database
+    /// keeps the limit of its first import.
+    #[arg(long, default_value_t = DEFAULT_MAX_PLY)]
+    max_ply: usize,
+    /// Print one JSON document instead of the human summary.
+    #[arg(long)]
+    json: bool,
+    /// Write every rejected game (file, game index, ply, token, reason) to this CSV file.
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Games per transaction.
+    #[arg(long, default_value_t = 20_000, hide = true)]
+    batch_games: usize,
+}
+
+/// Every game of every path, in order.
+fn read_inputs(paths: &[PathBuf]) -> impl Iterator<Item = Result<Game, GameError>> + Send {
+    paths
+        .to_vec()
+        .into_iter()
+        .flat_map(|p| crate::formats::read_path(&p))
+}
+
+/// Peak resident memory of this process in bytes (Linux `VmHWM`), if known.
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+fn error_json(e: &GameError) -> serde_json::Value {
+    serde_json::json!({
+        "file": e.file,
+        "game": e.game,
+        "ply": e.ply,
+        "token": e.token,
+        "reason": e.reason,
+    })
+}
+
+fn write_report(path: &PathBuf, errors: &[GameError]) -> Result<(), CliError> {
+    let mut w = csv::Writer::from_path(path)?;
+    w.write_record(["file", "game", "ply", "token", "reason"])?;
+    for e in errors {
+        w.write_record([
+            e.file.clone(),
+            e.game.map(|g| g.to_string()).unwrap_or_default(),
+            e.ply.map(|p| p.to_string()).unwrap_or_default(),
+            e.token.clone().unwrap_or_default(),
+            e.reason.clone(),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+fn progress_bar() -> ProgressBar {
+    let pb = if std::io::stderr().is_terminal() {
+        ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+    } else {
+        ProgressBar::hidden()
+    };
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    pb.enable_steady_tick(Duration::from_millis(200));
+    pb
+}
+
+/// Runs `qipu import`: exit 0 when every game was imported (or already there), 1 when some
+/// were rejected, 2 on a fatal error (through `Err`).
+pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
+    for p in &args.paths {
+        if !p.exists() {
+            return Err(format!("{}: no such file or folder", p.display()).into());
+        }
+    }
+    let mut store = Store::open(&args.db)?;
+    let opts = ImportOptions {
+        max_ply: args.max_ply,
+        batch_games: args.batch_games,
+        ..ImportOptions::default()
+    };
+    let started = Instant::now();
+    let pb = progress_bar();
+    let report: ImportReport = run_import(
+        &mut store,
+        read_inputs(&args.paths),
+        &opts,
+        |p: &Progress| {
+            let secs = started.elapsed().as_secs_f64().max(1e-9);
+            pb.set_message(format!(
+                "{} games ({:.0}/s), {} imported, {} duplicates, {} errors",
+                p.games_read,
+                p.games_read as f64 / secs,
+                p.imported,
+                p.duplicates,
+                p.rejected
+            ));
+        },
+    )?;
+    pb.finish_and_clear();
+    store.checkpoint()?;
+    let secs = started.elapsed().as_secs_f64();
+    let rate = report.games_read as f64 / secs.max(1e-9);
+    if let Some(path) = &args.report {
+        write_report(path, &report.errors)?;
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let doc = serde_json::json!({
+            "db": args.db.display().to_string(),
+            "files": report.files,
+            "games_read": report.games_read,
+            "imported": report.imported,
+            "duplicates": report.duplicates,
+            "rejected": report.rejected,
+            "seconds": secs,
+            "games_per_second": rate,
+            "peak_rss_bytes": peak_rss_bytes(),
+            "db_bytes": std::fs::metadata(&args.db).ok().map(|m| m.len()),
+            "errors": report.errors.iter().map(error_json).collect::<Vec<_>>(),
+        });
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{} games from {} files in {:.2} s ({:.0} games/s): {} imported, {} duplicates, {} rejected",
+            report.games_read,
+            report.files,
+            secs,
+            rate,
+            report.imported,
+            report.duplicates,
+            report.rejected
+        )?;
+        for e in report.errors.iter().take(10) {
+            eprintln!("  {e}");
+        }
+        if report.errors.len() > 10 {
+            eprintln!(
+                "  … and {} more{}",
+                report.errors.len() - 10,
+                if args.report.is_some() {
+                    " (all in the report)"
+                } else {
+                    " (use --report FILE to list them all)"
+                }
+            );
+        }
+    }
+    Ok(if report.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

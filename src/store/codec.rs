@@ -1,0 +1,193 @@
+//! Small value codecs: results, packed move lists, the content hash and the top-games rank.
+
+use crate::rules::{Color, Move, Outcome, Variant};
+
+/// The `mv` code meaning "the game ended in this position" (not a valid [`Move`] code).
+pub const END_OF_GAME: u16 = 0xffff;
+
+pub(super) fn variant_code(v: Variant) -> i64 {
+    match v {
+        Variant::Xiangqi => 0,
+        Variant::Janggi => 1,
+    }
+}
+
+pub(super) fn variant_from_code(c: i64) -> Option<Variant> {
+    match c {
+        0 => Some(Variant::Xiangqi),
+        1 => Some(Variant::Janggi),
+        _ => None,
+    }
+}
+
+pub(super) fn result_code(r: Option<Outcome>) -> i64 {
+    match r {
+        None => 0,
+        Some(Outcome::Decisive {
+            winner: Color::First,
+        }) => 1,
+        Some(Outcome::Draw) => 2,
+        Some(Outcome::Decisive {
+            winner: Color::Second,
+        }) => 3,
+    }
+}
+
+pub(super) fn result_from_code(c: i64) -> Option<Outcome> {
+    match c {
+        1 => Some(Outcome::Decisive {
+            winner: Color::First,
+        }),
+        2 => Some(Outcome::Draw),
+        3 => Some(Outcome::Decisive {
+            winner: Color::Second,
+        }),
+        _ => None,
+    }
+}
+
+/// Moves as little-endian u16 codes.
+pub(super) fn pack_moves(moves: &[Move]) -> Vec<u8> {
+    moves
+        .iter()
+        .flat_map(|m| m.to_u16().to_le_bytes())
+        .collect()
+}
+
+/// The inverse of [`pack_moves`]; `None` if a code is not a move.
+pub(super) fn unpack_moves(blob: &[u8]) -> Option<Vec<Move>> {
+    if blob.len() % 2 != 0 {
+        return None;
+    }
+    blob.chunks_exact(2)
+        .map(|c| Move::from_u16(u16::from_le_bytes([c[0], c[1]])))
+        .collect()
+}
+
+/// FNV-1a over bytes, finished with a splitmix64 mix: stable across builds and platforms
+/// (unlike `std`'s hasher), so stored hashes stay valid.
+struct StableHasher(u64);
+
+impl StableHasher {
+    fn new() -> StableHasher {
+        StableHasher(0xcbf2_9ce4_8422_2325)
+    }
+    fn bytes(&mut self, b: &[u8]) {
+        for &x in b {
+            self.0 ^= u64::from(x);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    fn field(&mut self, s: Option<&str>) {
+        match s {
+            None => self.bytes(&[0]),
+            Some(s) => {
+                self.bytes(&[1]);
+                self.bytes(&(s.len() as u64).to_le_bytes());
+                self.bytes(s.as_bytes());
+            }
+        }
+    }
+    fn finish(self) -> u64 {
+        let mut z = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// The identity of a game for duplicate detection: variant, start position (as FEN of the
+/// board and side to move), the moves, and the players and date when known.
+///
+/// ```
+/// use qipu::rules::{Move, Variant};
+/// use qipu::store::content_hash;
+/// let m: Move = "h2e2".parse().unwrap();
+/// let a = content_hash(Variant::Xiangqi, "start", &[m], Some("A"), None, None);
+/// assert_eq!(a, content_hash(Variant::Xiangqi, "start", &[m], Some("A"), None, None));
+/// assert_ne!(a, content_hash(Variant::Xiangqi, "start", &[m], Some("B"), None, None));
+/// assert_ne!(a, content_hash(Variant::Janggi, "start", &[m], Some("A"), None, None));
+/// ```
+pub fn content_hash(
+    variant: Variant,
+    start: &str,
+    moves: &[Move],
+    first: Option<&str>,
+    second: Option<&str>,
+    date: Option<&str>,
+) -> u64 {
+    let mut h = StableHasher::new();
+    h.bytes(variant.name().as_bytes());
+    h.field(Some(start));
+    h.bytes(&(moves.len() as u64).to_le_bytes());
+    for m in moves {
+        h.bytes(&m.to_u16().to_le_bytes());
+    }
+    h.field(first);
+    h.field(second);
+    h.field(date);
+    h.finish()
+}
+
+/// Sort key of the top-games list, ascending = better: higher mean known rating first, then
+/// the later date (`YYYY[-MM[-DD]]`, missing parts as 0).
+pub(super) fn rank(ratings: [Option<u32>; 2], date: Option<&str>) -> i64 {
+    let known: Vec<u32> = ratings.into_iter().flatten().collect();
+    let rating = if known.is_empty() {
+        0
+    } else {
+        i64::from(known.iter().map(|&r| r.min(99_999)).sum::<u32>()) / known.len() as i64
+    };
+    -(rating * 100_000_000 + date_number(date))
+}
+
+/// `YYYY-MM-DD` → YYYYMMDD as a number (missing or unreadable parts count as 0).
+pub(super) fn date_number(date: Option<&str>) -> i64 {
+    let Some(d) = date else { return 0 };
+    let mut parts = d.split('-').map(|p| p.parse::<i64>().unwrap_or(0));
+    let y = parts.next().unwrap_or(0).clamp(0, 9999);
+    let m = parts.next().unwrap_or(0).clamp(0, 99);
+    let day = parts.next().unwrap_or(0).clamp(0, 99);
+    y * 10_000 + m * 100 + day
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_round_trip_and_garbage_is_rejected() {
+        let moves: Vec<Move> = ["h2e2", "h9g7", "pass"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        assert_eq!(unpack_moves(&pack_moves(&moves)), Some(moves));
+        assert_eq!(unpack_moves(&[1]), None);
+        assert_eq!(unpack_moves(&[0xff, 0xff]), None);
+    }
+
+    #[test]
+    fn rank_orders_rating_then_date() {
+        let a = rank([Some(2600), Some(2500)], Some("2001"));
+        let b = rank([Some(2500), None], Some("2020-01-01"));
+        let c = rank([None, None], Some("2020-01-02"));
+        let d = rank([None, None], Some("2020-01"));
+        assert!(a < b && b < c && c < d);
+    }
+
+    #[test]
+    fn results_round_trip() {
+        for r in [
+            None,
+            Some(Outcome::Draw),
+            Some(Outcome::Decisive {
+                winner: Color::First,
+            }),
+            Some(Outcome::Decisive {
+                winner: Color::Second,
+            }),
+        ] {
+            assert_eq!(result_from_code(result_code(r)), r);
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! The SQLite store: games and position→move statistics. The only module that knows SQL.
+//!
+//! The schema lives in `schema/*.sql` (forward migrations, applied in order; `PRAGMA
+//! user_version` is the number of the last one applied) and is described in `schema/README.md`.
+//! The database runs in WAL mode; every import batch is one transaction holding its games
+//! *and* their statistics, so a killed import leaves a consistent database and re-running it
+//! finishes the job exactly (games already stored are recognised by their content hash).
+//!
+//! ```
+//! use qipu::store::{GameRecord, Store};
+//! use qipu::formats::{Game, MoveNode, Source};
+//! use qipu::rules::Variant;
+//!
+//! let mut store = Store::open_in_memory()?;
+//! let mut game = Game::new(Variant::Xiangqi, Source::default());
+//! game.moves = vec![MoveNode::new("h2e2"), MoveNode::new("h9g7")];
+//! let record = GameRecord::from_game(&game, 40).unwrap();
+//! let outcome = store.write_batch(&[record])?;
+//! assert_eq!(outcome.imported, 1);
+//! let start = qipu::rules::AnyPosition::new(Variant::Xiangqi).key();
+//! let rows = store.position(start)?;
+//! assert_eq!(rows.len(), 1);
+//! assert_eq!(rows[0].mv.unwrap().to_string(), "h2e2");
+//! # Ok::<_, qipu::store::StoreError>(())
+//! ```
+
+mod codec;
+mod migrate;
+mod read;
+mod record;
+mod write;
+
+use std::{fmt, path::Path};
+
+use rusqlite::{Connection, OpenFlags};
+
+pub use codec::{content_hash, END_OF_GAME};
+pub use read::{DbStats, GameThrough, GamesIter, MoveRow, OpeningRow, StoredGame, VariantCount};
+pub use record::{GameRecord, OPENING_PLIES};
+pub use write::BatchOutcome;
+
+/// Schema version this build reads and writes (the number of files in `schema/`).
+pub const SCHEMA_VERSION: i64 = migrate::MIGRATIONS.len() as i64;
+
+/// A database error.
+#[derive(Debug)]
+pub enum StoreError {
+    /// SQLite failed (I/O, locking, corruption, constraint).
+    Sqlite(rusqlite::Error),
+    /// The file's schema cannot be used by this build (too new, or read-only and too old).
+    Schema(String),
+    /// A stored value is not what qipu writes (e.g. a bad move code).
+    Corrupt(String),
+    /// An import asked for a setting that contradicts the database (e.g. another `max_ply`).
+    Setting(String),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Sqlite(e) => write!(f, "database: {e}"),
+            StoreError::Schema(m) | StoreError::Corrupt(m) | StoreError::Setting(m) => {
+                write!(f, "database: {m}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Sqlite(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite(e)
+    }
+}
+
+/// An open qipu database.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+}
+
+impl Store {
+    /// Opens (creating it if needed) a database for reading and writing, in WAL mode, and
+    /// applies pending migrations.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the file cannot be opened or its schema is newer than this build.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "cache_size", -262_144)?; // 256 MiB
+        conn.pragma_update(None, "temp_store", "MEMORY")?;
+        let mut store = Store { conn };
+        migrate::migrate(&mut store.conn)?;
+        Ok(store)
+    }
+
+    /// Opens an existing database read-only (for `explore`, `export`, `serve`). Several
+    /// read-only handles may be open while an import writes.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the file is missing, not a qipu database, or of another schema
+    /// version.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.pragma_update(None, "cache_size", -65_536)?;
+        migrate::check_read_only(&conn)?;
+        Ok(Store { conn })
+    }
+
+    /// A fresh database in memory (tests, doc examples).
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn open_in_memory() -> Result<Store, StoreError> {
+        let mut conn = Connection::open_in_memory()?;
+        migrate::migrate(&mut conn)?;
+        Ok(Store { conn })
+    }
+
+    /// The depth limit the database was built with (`Some(0)` = whole games), `None` before
+    /// the first import.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the stored value is unreadable.
+    pub fn max_ply(&self) -> Result<Option<usize>, StoreError> {
+        match self.meta("max_ply")? {
+            None => Ok(None),
+            Some(v) => v
+                .parse()
+                .map(Some)
+                .map_err(|_| StoreError::Corrupt(format!("meta max_ply = `{v}`"))),
+        }
+    }
+
+    /// Records the depth limit on the first import; later imports must use the same one,
+    /// otherwise the statistics would mix depths.
+    ///
+    /// # Errors
+    /// [`StoreError::Setting`] if the database was built with another limit.
+    pub fn fix_max_ply(&mut self, max_ply: usize) -> Result<(), StoreError> {
+        match self.max_ply()? {
+            Some(m) if m == max_ply => Ok(()),
+            Some(m) => Err(StoreError::Setting(format!(
+                "this database was built with --max-ply {m}; import with the same limit or into a new database"
+            ))),
+            None => {
+                self.conn.execute(
+                    "INSERT INTO meta (name, value) VALUES ('max_ply', ?1)",
+                    [max_ply.to_string()],
+                )?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Moves the WAL's content into the main file and truncates the WAL (end of an import),
+    /// so that the file alone holds the database and its size is the real size.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn checkpoint(&self) -> Result<(), StoreError> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        self.conn.execute_batch("PRAGMA optimize")?;
+        Ok(())
+    }
+
+    fn meta(&self, name: &str) -> Result<Option<String>, StoreError> {
+        use rusqlite::OptionalExtension;
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE name = ?1", [name], |r| {
+                r.get(0)
+            })
+            .optional()?)
+    }
+}

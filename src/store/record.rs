@@ -1,0 +1,206 @@
+//! [`GameRecord`]: a replayed game ready to store, with the positions it counts.
+
+use super::codec::{content_hash, END_OF_GAME};
+use crate::{
+    formats::{replay, Game, GameError, Source, Tags},
+    rules::{Move, Outcome, Variant},
+};
+
+/// Positions at plies below this also count towards the opening name of the position
+/// (ECCO classifies the first 20 plies; a margin covers transpositions).
+pub const OPENING_PLIES: usize = 30;
+
+/// A game replayed and reduced to what the store keeps: its identity hash, header, moves,
+/// and each distinct position it went through (up to the depth limit) with the move played
+/// there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    /// Variant.
+    pub variant: Variant,
+    /// Content hash (see [`content_hash`]).
+    pub hash: u64,
+    /// Where it was read.
+    pub source: Source,
+    /// Header (the `raw` list is not stored).
+    pub tags: Tags,
+    /// Result: the header's, else the end the board shows (mate, stalemate, Janggi endings).
+    pub result: Option<Outcome>,
+    /// Start FEN when it is not the variant's standard start.
+    pub start_fen: Option<String>,
+    /// The main line.
+    pub moves: Vec<Move>,
+    /// `(key, move code, ply)` for each distinct position, in order of first occurrence.
+    /// The move code is [`END_OF_GAME`] for the final position. A position that occurs
+    /// more than once keeps the move played on its *last* occurrence (the loop is cut out),
+    /// so every position counts once per game.
+    pub positions: Vec<(u64, u16, u16)>,
+    /// ECCO code (Xiangqi) or `first/second` formations (Janggi), for the opening name.
+    pub opening_label: Option<String>,
+}
+
+impl GameRecord {
+    /// Replays a game and lists its positions up to `max_ply` plies (0 = the whole game).
+    ///
+    /// # Errors
+    /// The [`GameError`] of [`replay`] (bad start position, unreadable or illegal move).
+    ///
+    /// ```
+    /// use qipu::formats::{Game, MoveNode, Source};
+    /// use qipu::rules::Variant;
+    /// use qipu::store::{GameRecord, END_OF_GAME};
+    /// let mut game = Game::new(Variant::Xiangqi, Source::default());
+    /// game.moves = vec![MoveNode::new("h2e2"), MoveNode::new("h9g7")];
+    /// let r = GameRecord::from_game(&game, 0).unwrap();
+    /// assert_eq!(r.positions.len(), 3);
+    /// assert_eq!(r.positions[2].1, END_OF_GAME);
+    /// assert_eq!(GameRecord::from_game(&game, 1).unwrap().positions.len(), 1);
+    /// ```
+    pub fn from_game(game: &Game, max_ply: usize) -> Result<GameRecord, GameError> {
+        let rep = replay(game)?;
+        let limit = if max_ply == 0 { usize::MAX } else { max_ply };
+        let mut positions: Vec<(u64, u16, u16)> =
+            Vec::with_capacity(rep.moves.len().min(limit) + 1);
+        let mut index: Option<std::collections::HashMap<u64, usize>> = None;
+        let mut pos = rep.start.clone();
+        let mut note = |key: u64, code: u16, ply: usize, positions: &mut Vec<(u64, u16, u16)>| {
+            let found = match &index {
+                Some(map) => map.get(&key).copied(),
+                None => positions.iter().position(|p| p.0 == key),
+            };
+            match found {
+                Some(i) => positions[i].1 = code,
+                None => {
+                    if let Some(map) = &mut index {
+                        map.insert(key, positions.len());
+                    } else if positions.len() >= 64 {
+                        let mut map: std::collections::HashMap<u64, usize> = positions
+                            .iter()
+                            .enumerate()
+                            .map(|(i, p)| (p.0, i))
+                            .collect();
+                        map.insert(key, positions.len());
+                        index = Some(map);
+                    }
+                    positions.push((key, code, ply.min(u16::MAX as usize) as u16));
+                }
+            }
+        };
+        for (ply, &m) in rep.moves.iter().enumerate() {
+            if ply >= limit {
+                break;
+            }
+            note(pos.key(), m.to_u16(), ply, &mut positions);
+            pos.play_unchecked(m);
+        }
+        if rep.moves.len() < limit {
+            note(pos.key(), END_OF_GAME, rep.moves.len(), &mut positions);
+        }
+
+        let start_fen_full = rep.start.fen();
+        let board_and_turn: String = start_fen_full
+            .split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let standard: String = game
+            .variant
+            .start_fen()
+            .split_whitespace()
+            .take(2)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let start_fen = (board_and_turn != standard).then_some(start_fen_full);
+        let tags = &game.tags;
+        let hash = content_hash(
+            game.variant,
+            &board_and_turn,
+            &rep.moves,
+            tags.first.as_deref(),
+            tags.second.as_deref(),
+            tags.date.as_deref(),
+        );
+        let opening_label = match game.variant {
+            Variant::Xiangqi => tags.ecco.as_deref().and_then(normal_ecco),
+            Variant::Janggi => formation_label(
+                tags.first_formation.as_deref(),
+                tags.second_formation.as_deref(),
+            ),
+        };
+        Ok(GameRecord {
+            variant: game.variant,
+            hash,
+            source: game.source.clone(),
+            tags: Tags {
+                raw: Vec::new(),
+                ..tags.clone()
+            },
+            result: tags.result.or(rep.end.map(|e| e.outcome)),
+            start_fen,
+            moves: rep.moves,
+            positions,
+            opening_label,
+        })
+    }
+}
+
+/// `first/second` formations, `?` for an unknown one; `None` if both are unknown.
+pub(super) fn formation_label(first: Option<&str>, second: Option<&str>) -> Option<String> {
+    fn clean(f: Option<&str>) -> Option<&str> {
+        f.map(str::trim).filter(|f| !f.is_empty())
+    }
+    match (clean(first), clean(second)) {
+        (None, None) => None,
+        (a, b) => Some(format!("{}/{}", a.unwrap_or("?"), b.unwrap_or("?"))),
+    }
+}
+
+/// `c48` → `C48`; anything that is not a letter A–E and two digits → `None`.
+pub(super) fn normal_ecco(code: &str) -> Option<String> {
+    let c = code.trim().to_ascii_uppercase();
+    let b = c.as_bytes();
+    (b.len() == 3
+        && (b'A'..=b'E').contains(&b[0])
+        && b[1].is_ascii_digit()
+        && b[2].is_ascii_digit())
+    .then_some(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::MoveNode;
+
+    fn game(moves: &str) -> Game {
+        let mut g = Game::new(Variant::Xiangqi, Source::default());
+        g.moves = moves.split_whitespace().map(MoveNode::new).collect();
+        g
+    }
+
+    #[test]
+    fn repeated_position_counts_once_with_its_last_move() {
+        // Horses out and back: the start position occurs twice (plies 0 and 4).
+        let r = GameRecord::from_game(&game("b0c2 b9c7 c2b0 c7b9 h2e2"), 0).unwrap();
+        let start = crate::rules::AnyPosition::new(Variant::Xiangqi).key();
+        let at_start: Vec<_> = r.positions.iter().filter(|p| p.0 == start).collect();
+        assert_eq!(at_start.len(), 1);
+        assert_eq!(at_start[0].1, "h2e2".parse::<Move>().unwrap().to_u16());
+        // 6 positions visited, one of them (the start) twice: 5 distinct.
+        assert_eq!(r.positions.len(), 5);
+    }
+
+    #[test]
+    fn long_games_switch_to_a_map_and_stay_correct() {
+        let cycle = "b0c2 b9c7 c2b0 c7b9 ".repeat(30);
+        let r = GameRecord::from_game(&game(&cycle), 0).unwrap();
+        assert_eq!(r.positions.len(), 4);
+        let end = r.positions.iter().filter(|p| p.1 == END_OF_GAME).count();
+        assert_eq!(end, 1);
+    }
+
+    #[test]
+    fn ecco_codes_are_normalised() {
+        assert_eq!(normal_ecco(" c48"), Some("C48".into()));
+        assert_eq!(normal_ecco("F00"), None);
+        assert_eq!(normal_ecco("C4"), None);
+    }
+}

@@ -1,0 +1,618 @@
+//! Import → explore, checked against counts made here, independently of the store and the
+//! explorer, over the same games (generated with the rules core from a fixed seed).
+
+use std::collections::{BTreeMap, HashMap};
+
+use qipu::{
+    explorer::{explore, Query},
+    formats::{Game, GameError, MoveNode, Source},
+    pipeline::{import, ImportOptions},
+    rules::{AnyPosition, Color, Move, Outcome, Variant},
+    store::Store,
+};
+
+/// A small deterministic generator (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// One generated game: what the test knows about it.
+#[derive(Clone, Debug)]
+pub struct TestGame {
+    pub variant: Variant,
+    pub moves: Vec<Move>,
+    pub first: Option<String>,
+    pub second: Option<String>,
+    pub date: Option<String>,
+    pub ratings: [Option<u32>; 2],
+    pub result: Option<Outcome>,
+    pub event: Option<String>,
+    pub ecco: Option<String>,
+}
+
+impl TestGame {
+    pub fn to_game(&self, file: &str, index: usize) -> Game {
+        let mut g = Game::new(
+            self.variant,
+            Source {
+                file: file.into(),
+                index,
+            },
+        );
+        g.moves = self
+            .moves
+            .iter()
+            .map(|m| MoveNode::new(m.to_string()))
+            .collect();
+        g.tags.first = self.first.clone();
+        g.tags.second = self.second.clone();
+        g.tags.date = self.date.clone();
+        g.tags.first_rating = self.ratings[0];
+        g.tags.second_rating = self.ratings[1];
+        g.tags.result = self.result;
+        g.tags.event = self.event.clone();
+        g.tags.ecco = self.ecco.clone();
+        g
+    }
+}
+
+/// `n` games: the first plies chosen among the first three legal moves (so that games share
+/// openings and transpose), then random legal moves.
+pub fn generate(variant: Variant, n: usize, seed: u64) -> Vec<TestGame> {
+    let mut rng = Rng(seed);
+    let players = [
+        "Lü Qin",
+        "Liu Dahua",
+        "Hu Ronghua",
+        "Xu Yinchuan",
+        "Zhao Guorong",
+    ];
+    let events = ["National Championship", "Five Goats Cup", "Friendly"];
+    let eccos = ["C48", "A01", "B24", "E00"];
+    (0..n)
+        .map(|_| {
+            let mut pos = AnyPosition::new(variant);
+            let plies = 4 + rng.below(50);
+            let mut moves = Vec::new();
+            for ply in 0..plies {
+                let mut legal = pos.legal_moves().to_vec();
+                if legal.is_empty() {
+                    break;
+                }
+                legal.sort();
+                let m = if ply < 6 {
+                    legal[rng.below(legal.len().min(3))]
+                } else {
+                    legal[rng.below(legal.len())]
+                };
+                pos.play_unchecked(m);
+                moves.push(m);
+                if pos.end().is_some() {
+                    break;
+                }
+            }
+            let pick = |rng: &mut Rng, xs: &[&str]| -> Option<String> {
+                let i = rng.below(xs.len() + 1);
+                xs.get(i).map(|s| s.to_string())
+            };
+            let date = match rng.below(4) {
+                0 => None,
+                1 => Some(format!("{}", 2000 + rng.below(10))),
+                2 => Some(format!("{}-{:02}", 2000 + rng.below(10), 1 + rng.below(12))),
+                _ => Some(format!(
+                    "{}-{:02}-{:02}",
+                    2000 + rng.below(10),
+                    1 + rng.below(12),
+                    1 + rng.below(28)
+                )),
+            };
+            let rating = |rng: &mut Rng| (rng.below(3) > 0).then(|| 2000 + rng.below(600) as u32);
+            TestGame {
+                variant,
+                first: pick(&mut rng, &players),
+                second: pick(&mut rng, &players),
+                date,
+                ratings: [rating(&mut rng), rating(&mut rng)],
+                result: match rng.below(4) {
+                    0 => None,
+                    1 => Some(Outcome::Draw),
+                    2 => Some(Outcome::Decisive {
+                        winner: Color::First,
+                    }),
+                    _ => Some(Outcome::Decisive {
+                        winner: Color::Second,
+                    }),
+                },
+                event: pick(&mut rng, &events),
+                ecco: pick(&mut rng, &eccos),
+                moves,
+            }
+        })
+        .collect()
+}
+
+/// What the test expects for a position: per move (None = game ended), games and results.
+#[derive(Default, Debug, PartialEq, Eq)]
+pub struct Expected {
+    pub games: u64,
+    pub first_wins: u64,
+    pub draws: u64,
+    pub second_wins: u64,
+    pub moves: BTreeMap<String, (u64, u64, u64, u64)>,
+    pub top: Vec<usize>,
+}
+
+/// Counts, over `games`, those that reach the position `key` within `max_ply` plies, once
+/// per game, with the move played on the last visit. Independent of qipu's store.
+pub fn expected(
+    games: &[TestGame],
+    key: u64,
+    max_ply: usize,
+    keep: impl Fn(&TestGame) -> bool,
+) -> Expected {
+    let mut e = Expected::default();
+    for g in games.iter().filter(|g| keep(g)) {
+        let mut pos = AnyPosition::new(g.variant);
+        let mut last: Option<Option<Move>> = None;
+        for (ply, &m) in g.moves.iter().enumerate() {
+            if max_ply != 0 && ply >= max_ply {
+                break;
+            }
+            if pos.key() == key {
+                last = Some(Some(m));
+            }
+            pos.play_unchecked(m);
+        }
+        if (max_ply == 0 || g.moves.len() < max_ply) && pos.key() == key {
+            last = Some(None);
+        }
+        let Some(mv) = last else { continue };
+        let (fw, d, sw) = match g.result {
+            Some(Outcome::Decisive {
+                winner: Color::First,
+            }) => (1, 0, 0),
+            Some(Outcome::Draw) => (0, 1, 0),
+            Some(Outcome::Decisive {
+                winner: Color::Second,
+            }) => (0, 0, 1),
+            None => (0, 0, 0),
+        };
+        e.games += 1;
+        e.first_wins += fw;
+        e.draws += d;
+        e.second_wins += sw;
+        if let Some(m) = mv {
+            let t = e.moves.entry(m.to_string()).or_default();
+            t.0 += 1;
+            t.1 += fw;
+            t.2 += d;
+            t.3 += sw;
+        }
+    }
+    e
+}
+
+fn observed(x: &qipu::explorer::Explore) -> Expected {
+    Expected {
+        games: x.games,
+        first_wins: x.first_wins,
+        draws: x.draws,
+        second_wins: x.second_wins,
+        moves: x
+            .moves
+            .iter()
+            .map(|m| {
+                (
+                    m.mv.clone(),
+                    (m.games, m.first_wins, m.draws, m.second_wins),
+                )
+            })
+            .collect(),
+        top: Vec::new(),
+    }
+}
+
+fn inputs(games: &[TestGame]) -> Vec<Result<Game, GameError>> {
+    games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| Ok(g.to_game("generated.pgn", i)))
+        .collect()
+}
+
+fn query(moves: &[Move]) -> Query {
+    Query {
+        variant: "xiangqi".into(),
+        moves: moves.iter().map(|m| m.to_string()).collect(),
+        ..Query::default()
+    }
+}
+
+fn key_after(moves: &[Move]) -> u64 {
+    let mut pos = AnyPosition::new(Variant::Xiangqi);
+    for &m in moves {
+        pos.play_unchecked(m);
+    }
+    pos.key()
+}
+
+/// Positions to check: the start, and the positions after 1..=12 plies of a few games.
+fn probe_lines(games: &[TestGame]) -> Vec<Vec<Move>> {
+    let mut lines = vec![Vec::new()];
+    for g in games.iter().step_by(37) {
+        for n in [1, 2, 3, 5, 8, 12] {
+            if n <= g.moves.len() {
+                lines.push(g.moves[..n].to_vec());
+            }
+        }
+    }
+    lines
+}
+
+#[test]
+fn explorer_numbers_equal_an_independent_count() {
+    let games = generate(Variant::Xiangqi, 400, 7);
+    let mut store = Store::open_in_memory().unwrap();
+    let opts = ImportOptions {
+        max_ply: 20,
+        batch_games: 64, // several transactions
+        chunk_games: 16,
+    };
+    let report = import(&mut store, inputs(&games).into_iter(), &opts, |_| {}).unwrap();
+    assert_eq!(report.games_read, 400);
+    assert_eq!(report.rejected, 0);
+    assert_eq!(report.imported + report.duplicates, 400);
+
+    // Games that are exact copies (same moves, players, date) are counted once.
+    let mut distinct: Vec<TestGame> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for g in &games {
+        if seen.insert((
+            g.moves.clone(),
+            g.first.clone(),
+            g.second.clone(),
+            g.date.clone(),
+        )) {
+            distinct.push(g.clone());
+        }
+    }
+    assert_eq!(report.imported, distinct.len() as u64);
+
+    let start = explore(&store, &query(&[])).unwrap();
+    let h2e2 = start.moves.iter().find(|m| m.mv == "h2e2");
+    if let Some(m) = h2e2 {
+        assert_eq!(m.notation["wxf"], "C2.5");
+        assert_eq!(m.notation["chinese"], "炮二平五");
+    }
+    for m in &start.moves {
+        assert!(m.notation.contains_key("wxf") && m.notation.contains_key("chinese"));
+    }
+    let mut checked = 0;
+    for line in probe_lines(&games) {
+        let key = key_after(&line);
+        let want = expected(&distinct, key, 20, |_| true);
+        let got = explore(&store, &query(&line)).unwrap();
+        assert_eq!(observed(&got), want, "position after {line:?}");
+        assert_eq!(got.key, format!("{key:016x}"));
+        checked += want.games;
+    }
+    assert!(
+        checked > 400,
+        "the probes should cover many games, got {checked}"
+    );
+}
+
+#[test]
+fn filters_equal_an_independent_count() {
+    let games = generate(Variant::Xiangqi, 300, 11);
+    let mut store = Store::open_in_memory().unwrap();
+    let opts = ImportOptions {
+        max_ply: 0,
+        ..ImportOptions::default()
+    };
+    import(&mut store, inputs(&games).into_iter(), &opts, |_| {}).unwrap();
+    let mut distinct: Vec<TestGame> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for g in &games {
+        if seen.insert((
+            g.moves.clone(),
+            g.first.clone(),
+            g.second.clone(),
+            g.date.clone(),
+        )) {
+            distinct.push(g.clone());
+        }
+    }
+    for line in probe_lines(&games).into_iter().take(12) {
+        let key = key_after(&line);
+        // Player on a side.
+        let mut q = query(&line);
+        q.player = Some("hu ronghua".into());
+        q.side = Some("second".into());
+        let want = expected(&distinct, key, 0, |g| {
+            g.second.as_deref() == Some("Hu Ronghua")
+        });
+        assert_eq!(observed(&explore(&store, &q).unwrap()), want);
+        // Minimum rating: at least one rating known, all known ratings at least 2300.
+        let mut q = query(&line);
+        q.min_rating = Some(2300);
+        let want = expected(&distinct, key, 0, |g| {
+            let known: Vec<u32> = g.ratings.iter().flatten().copied().collect();
+            !known.is_empty() && known.iter().all(|&r| r >= 2300)
+        });
+        assert_eq!(observed(&explore(&store, &q).unwrap()), want);
+        // Date range 2003..=2005 (by year: every generated date starts with its year).
+        let mut q = query(&line);
+        q.since = Some("2003".into());
+        q.until = Some("2005".into());
+        let want = expected(&distinct, key, 0, |g| {
+            g.date
+                .as_deref()
+                .and_then(|d| d[..4].parse::<u32>().ok())
+                .is_some_and(|y| (2003..=2005).contains(&y))
+        });
+        assert_eq!(observed(&explore(&store, &q).unwrap()), want);
+        // Event substring.
+        let mut q = query(&line);
+        q.event = Some("goats".into());
+        let want = expected(&distinct, key, 0, |g| {
+            g.event.as_deref() == Some("Five Goats Cup")
+        });
+        assert_eq!(observed(&explore(&store, &q).unwrap()), want);
+    }
+}
+
+#[test]
+fn top_games_are_best_rated_then_latest_and_opening_is_the_most_tagged_ecco() {
+    let games = generate(Variant::Xiangqi, 200, 3);
+    let mut store = Store::open_in_memory().unwrap();
+    import(
+        &mut store,
+        inputs(&games).into_iter(),
+        &ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    let mut q = query(&[]);
+    q.top_games = 5;
+    let got = explore(&store, &q).unwrap();
+    // Independent ordering over all distinct games (every game goes through the start).
+    let mut distinct: Vec<(usize, &TestGame)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (i, g) in games.iter().enumerate() {
+        if seen.insert((
+            g.moves.clone(),
+            g.first.clone(),
+            g.second.clone(),
+            g.date.clone(),
+        )) {
+            distinct.push((i, g));
+        }
+    }
+    let mean = |g: &TestGame| {
+        let k: Vec<u32> = g.ratings.iter().flatten().copied().collect();
+        if k.is_empty() {
+            0
+        } else {
+            k.iter().sum::<u32>() / k.len() as u32
+        }
+    };
+    let num = |d: &Option<String>| -> u64 {
+        let Some(d) = d else { return 0 };
+        let p: Vec<u64> = d.split('-').map(|x| x.parse().unwrap()).collect();
+        p[0] * 10_000 + p.get(1).unwrap_or(&0) * 100 + p.get(2).unwrap_or(&0)
+    };
+    distinct.sort_by(|a, b| {
+        mean(b.1)
+            .cmp(&mean(a.1))
+            .then(num(&b.1.date).cmp(&num(&a.1.date)))
+            .then(a.0.cmp(&b.0))
+    });
+    let want: Vec<(Option<String>, Option<String>)> = distinct[..5]
+        .iter()
+        .map(|(_, g)| (g.first.clone(), g.date.clone()))
+        .collect();
+    let have: Vec<(Option<String>, Option<String>)> = got
+        .top_games
+        .iter()
+        .map(|g| (g.first.clone(), g.date.clone()))
+        .collect();
+    assert_eq!(have, want);
+
+    let mut ecco: HashMap<&str, usize> = HashMap::new();
+    for (_, g) in &distinct {
+        if let Some(e) = &g.ecco {
+            *ecco.entry(e.as_str()).or_default() += 1;
+        }
+    }
+    let best = ecco.iter().max_by_key(|(_, n)| **n).unwrap();
+    let opening = got.opening.unwrap();
+    assert_eq!(opening.ecco, *best.0);
+    let names = [
+        (
+            "C48",
+            "中炮过河车互进七兵对屏风马平炮兑车 — 红仕角炮对黑退边炮",
+        ),
+        ("A01", "上仕局"),
+        ("B24", "中炮过河炮对左三步虎"),
+        ("E00", "仙人指路局"),
+    ];
+    let name = names.iter().find(|(c, _)| *c == opening.ecco).unwrap().1;
+    assert_eq!(opening.name, name);
+}
+
+#[test]
+fn reimport_is_a_no_op_and_bad_games_are_reported() {
+    let games = generate(Variant::Janggi, 120, 5);
+    let mut input = inputs(&games);
+    let mut bad = games[0].to_game("bad.gib", 0);
+    bad.moves.push(MoveNode::new("zz99")); // not a move
+    input.push(Ok(bad));
+    input.push(Err(GameError {
+        file: "broken.gib".into(),
+        game: None,
+        ply: None,
+        token: None,
+        reason: "cannot decode".into(),
+    }));
+    let mut store = Store::open_in_memory().unwrap();
+    let first = import(
+        &mut store,
+        input.clone().into_iter(),
+        &ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(first.rejected, 1);
+    assert_eq!(first.errors.len(), 2);
+    assert_eq!(first.files, 3);
+    let bad_err = first.errors.iter().find(|e| e.file == "bad.gib").unwrap();
+    assert_eq!(bad_err.ply, Some(games[0].moves.len() + 1));
+    assert_eq!(bad_err.game, Some(0));
+
+    let dump = |store: &Store| {
+        let mut rows = Vec::new();
+        store
+            .for_each_position_move(|k, r| {
+                rows.push((k, r.clone()));
+                Ok(())
+            })
+            .unwrap();
+        rows
+    };
+    let before = dump(&store);
+    let again = import(
+        &mut store,
+        input.into_iter(),
+        &ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(again.imported, 0);
+    assert_eq!(again.duplicates, first.imported + first.duplicates);
+    assert_eq!(dump(&store), before);
+    let stats = store.stats().unwrap();
+    assert_eq!(stats.games[1].games, first.imported);
+
+    // A different depth limit would mix statistics: refused.
+    let other = ImportOptions {
+        max_ply: 10,
+        ..ImportOptions::default()
+    };
+    assert!(import(&mut store, Vec::new().into_iter(), &other, |_| {}).is_err());
+}
+
+#[test]
+fn mirror_merges_the_mirrored_position() {
+    let games = generate(Variant::Xiangqi, 200, 9);
+    let mut store = Store::open_in_memory().unwrap();
+    import(
+        &mut store,
+        inputs(&games).into_iter(),
+        &ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    // After one first-player move, the position and its mirror are different positions.
+    let m: Move = games[0].moves[0];
+    let plain = explore(&store, &query(&[m])).unwrap();
+    let mirrored = explore(&store, &query(&[m.mirror()])).unwrap();
+    let mut q = query(&[m]);
+    q.mirror = true;
+    let both = explore(&store, &q).unwrap();
+    if m.mirror() != m {
+        assert_eq!(both.games, plain.games + mirrored.games);
+        for mv in &mirrored.moves {
+            let back = mv.mv.parse::<Move>().unwrap().mirror().to_string();
+            let own = plain
+                .moves
+                .iter()
+                .find(|x| x.mv == back)
+                .map_or(0, |x| x.games);
+            let merged = both.moves.iter().find(|x| x.mv == back).unwrap();
+            assert_eq!(merged.games, own + mv.games);
+        }
+    }
+}
+
+#[test]
+fn stored_games_stream_back_exactly() {
+    let games = generate(Variant::Janggi, 50, 13);
+    let mut store = Store::open_in_memory().unwrap();
+    import(
+        &mut store,
+        inputs(&games).into_iter(),
+        &ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    let back: Vec<_> = store
+        .games(Variant::Janggi)
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let mut seen = std::collections::HashSet::new();
+    let distinct: Vec<&TestGame> = games
+        .iter()
+        .filter(|g| {
+            seen.insert((
+                g.moves.clone(),
+                g.first.clone(),
+                g.second.clone(),
+                g.date.clone(),
+            ))
+        })
+        .collect();
+    assert_eq!(back.len(), distinct.len());
+    for (s, g) in back.iter().zip(&distinct) {
+        assert_eq!(s.moves, g.moves);
+        assert_eq!(s.result, g.result);
+        assert_eq!(s.tags.first, g.first);
+        assert_eq!(s.start_fen, Variant::Janggi.start_fen());
+        assert_eq!(store.game(s.id).unwrap().as_ref(), Some(s));
+    }
+    assert_eq!(store.game(1_000_000).unwrap(), None);
+}
+
+#[test]
+fn moves_carry_wxf_chinese_and_korean_notation() {
+    let mut xq = Game::new(Variant::Xiangqi, Source::default());
+    xq.moves = ["h2e2", "h9g7"].iter().map(|m| MoveNode::new(*m)).collect();
+    let mut jg = Game::new(Variant::Janggi, Source::default());
+    jg.moves = vec![MoveNode::new("h0g2")];
+    let mut store = Store::open_in_memory().unwrap();
+    import(
+        &mut store,
+        vec![Ok(xq), Ok(jg)].into_iter(),
+        &ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    let start = explore(&store, &query(&[])).unwrap();
+    assert_eq!(start.moves[0].notation["wxf"], "C2.5");
+    assert_eq!(start.moves[0].notation["chinese"], "炮二平五");
+    // Any notation in, the reply to 炮二平五 is Black's 马８进７ (full-width digit).
+    let mut q = query(&[]);
+    q.moves = vec!["炮二平五".into()];
+    let reply = explore(&store, &q).unwrap();
+    assert_eq!(reply.moves[0].mv, "h9g7");
+    assert_eq!(reply.moves[0].notation["chinese"], "马８进７");
+    assert_eq!(reply.moves[0].notation["wxf"], "H8+7");
+    let q = Query {
+        variant: "janggi".into(),
+        ..Query::default()
+    };
+    let janggi = explore(&store, &q).unwrap();
+    assert_eq!(janggi.moves[0].notation["korean"], "08마87");
+    assert!(!janggi.moves[0].notation.contains_key("wxf"));
+}
