@@ -3,28 +3,147 @@
 use std::{
     io::{BufRead, BufReader, Read, Write},
     net::{SocketAddr, TcpStream},
+    path::PathBuf,
     process::{Command, Stdio},
     sync::OnceLock,
     thread,
     time::Duration,
 };
 
-use qipu::web::{Config, Server};
-use serde_json::Value;
+use qipu::{
+    formats::{Game, MoveNode, Source},
+    rules::{Outcome, Variant},
+    store::{GameRecord, Store},
+    web::{Config, Server},
+};
+use serde_json::{json, Value};
 
-/// The server shared by the tests of this file (started once, on a free port).
+/// Starts a server on a free port.
+fn start(db: Option<PathBuf>) -> SocketAddr {
+    let server = Server::bind(Config {
+        addr: "127.0.0.1:0".to_string(),
+        db,
+        ..Config::default()
+    })
+    .expect("bind");
+    let addr = server.local_addr();
+    thread::spawn(move || server.run());
+    addr
+}
+
+/// The server without a database shared by the tests of this file.
 fn server() -> SocketAddr {
     static ADDR: OnceLock<SocketAddr> = OnceLock::new();
-    *ADDR.get_or_init(|| {
-        let server = Server::bind(Config {
-            addr: "127.0.0.1:0".to_string(),
-            ..Config::default()
-        })
-        .expect("bind");
-        let addr = server.local_addr();
-        thread::spawn(move || server.run());
-        addr
-    })
+    *ADDR.get_or_init(|| start(None))
+}
+
+/// The server over [`test_db`].
+fn db_server() -> SocketAddr {
+    static ADDR: OnceLock<SocketAddr> = OnceLock::new();
+    *ADDR.get_or_init(|| start(Some(test_db("explore"))))
+}
+
+struct G {
+    variant: Variant,
+    moves: &'static str,
+    first: &'static str,
+    second: &'static str,
+    ratings: Option<(u32, u32)>,
+    result: Option<Outcome>,
+    date: &'static str,
+    event: &'static str,
+}
+
+const RED: Option<Outcome> = Some(Outcome::Decisive {
+    winner: qipu::rules::Color::First,
+});
+const BLACK: Option<Outcome> = Some(Outcome::Decisive {
+    winner: qipu::rules::Color::Second,
+});
+const DRAW: Option<Outcome> = Some(Outcome::Draw);
+
+/// The games of the test database; the expected statistics below are counted by hand from
+/// this table.
+const GAMES: &[G] = &[
+    G {
+        variant: Variant::Xiangqi,
+        moves: "h2e2 h9g7 h0g2",
+        first: "呂欽",
+        second: "柳大華",
+        ratings: Some((2600, 2550)),
+        result: RED,
+        date: "2007-01",
+        event: "A Cup",
+    },
+    G {
+        variant: Variant::Xiangqi,
+        moves: "h2e2 h9g7 b0c2",
+        first: "許銀川",
+        second: "呂欽",
+        ratings: Some((2650, 2600)),
+        result: DRAW,
+        date: "2008-05",
+        event: "B Open",
+    },
+    G {
+        variant: Variant::Xiangqi,
+        moves: "h2e2 b9c7",
+        first: "Ann",
+        second: "Bo",
+        ratings: None,
+        result: BLACK,
+        date: "2010",
+        event: "Club",
+    },
+    G {
+        variant: Variant::Xiangqi,
+        moves: "c3c4",
+        first: "Cy",
+        second: "Di",
+        ratings: None,
+        result: RED,
+        date: "1999",
+        event: "Club",
+    },
+    G {
+        variant: Variant::Janggi,
+        moves: "h0g2 h9g7",
+        first: "Kim",
+        second: "Lee",
+        ratings: None,
+        result: BLACK,
+        date: "2020-02-02",
+        event: "Seoul",
+    },
+];
+
+fn record(g: &G) -> GameRecord {
+    let mut game = Game::new(g.variant, Source::default());
+    game.moves = g.moves.split(' ').map(MoveNode::new).collect();
+    game.tags.first = Some(g.first.into());
+    game.tags.second = Some(g.second.into());
+    game.tags.first_rating = g.ratings.map(|r| r.0);
+    game.tags.second_rating = g.ratings.map(|r| r.1);
+    game.tags.result = g.result;
+    game.tags.date = Some(g.date.into());
+    game.tags.event = Some(g.event.into());
+    GameRecord::from_game(&game, 0).unwrap()
+}
+
+/// A fresh database of [`GAMES`] under `target/`.
+fn test_db(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target/test-web")
+        .join(format!("{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.db"));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    let mut store = Store::open(&path).unwrap();
+    let records: Vec<GameRecord> = GAMES.iter().map(record).collect();
+    assert_eq!(store.write_batch(&records).unwrap().imported, 5);
+    path
 }
 
 /// A response: status, headers (lower-case names), body.
@@ -81,7 +200,11 @@ fn read_answer(r: &mut BufReader<TcpStream>) -> Answer {
 }
 
 fn request(method: &str, target: &str) -> Answer {
-    let stream = TcpStream::connect(server()).unwrap();
+    request_to(server(), method, target)
+}
+
+fn request_to(addr: SocketAddr, method: &str, target: &str) -> Answer {
+    let stream = TcpStream::connect(addr).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(20)))
         .unwrap();
@@ -130,7 +253,11 @@ fn get(target: &str) -> Answer {
 }
 
 fn assert_error(target: &str, status: u16, needle: &str) {
-    let a = get(target);
+    assert_error_at(server(), target, status, needle);
+}
+
+fn assert_error_at(addr: SocketAddr, target: &str, status: u16, needle: &str) {
+    let a = request_to(addr, "GET", target);
     assert_eq!(a.status, status, "{target}: {}", a.text());
     assert!(a
         .header("content-type")
@@ -370,9 +497,13 @@ fn cli_serve_binds_a_free_port() {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stderr.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    while !line.contains("http://") {
+        line.clear();
+        if err.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+    }
     let addr = line
         .split("http://")
         .nth(1)
@@ -392,4 +523,183 @@ fn cli_serve_binds_a_free_port() {
     let out = result.expect("no answer from qipu serve");
     assert!(out.starts_with("HTTP/1.1 200"), "{out}");
     assert!(out.contains("\"version\""));
+}
+
+fn explore(query: &str) -> Value {
+    let a = request_to(db_server(), "GET", &format!("/api/explore?{query}"));
+    assert_eq!(a.status, 200, "{query}: {}", a.text());
+    a.json()
+}
+
+/// (move, games, first_wins, draws, second_wins) of each row.
+fn rows(v: &Value) -> Vec<(String, u64, u64, u64, u64)> {
+    v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["move"].as_str().unwrap().to_string(),
+                m["games"].as_u64().unwrap(),
+                m["first_wins"].as_u64().unwrap(),
+                m["draws"].as_u64().unwrap(),
+                m["second_wins"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn totals(v: &Value) -> (u64, u64, u64, u64) {
+    (
+        v["games"].as_u64().unwrap(),
+        v["first_wins"].as_u64().unwrap(),
+        v["draws"].as_u64().unwrap(),
+        v["second_wins"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn explore_start_position() {
+    let v = explore("variant=xiangqi");
+    assert_eq!(v["variant"], "xiangqi");
+    assert_eq!(totals(&v), (4, 2, 1, 1));
+    assert_eq!(
+        rows(&v),
+        vec![("h2e2".into(), 3, 1, 1, 1), ("c3c4".into(), 1, 1, 0, 0)]
+    );
+    let m = &v["moves"][0];
+    assert_eq!(m["notation"], json!({"wxf": "C2.5", "chinese": "炮二平五"}));
+    // Red to move: (1 win + ½ draw) / 3 games.
+    assert!((m["score"].as_f64().unwrap() - 0.5).abs() < 1e-9);
+    assert!((v["moves"][1]["score"].as_f64().unwrap() - 1.0).abs() < 1e-9);
+    let avg = m["avg_rating"].as_f64().unwrap();
+    assert!((2550.0..=2650.0).contains(&avg), "{avg}");
+    assert_eq!(v["moves"][1]["avg_rating"], Value::Null);
+    let top = v["top_games"].as_array().unwrap();
+    assert_eq!(top.len(), 4);
+    // The same answer whether or not it came from the cache.
+    assert_eq!(explore("variant=xiangqi"), v);
+}
+
+#[test]
+fn explore_after_moves_and_filters() {
+    // Black to move after the central cannon; any notation.
+    for moves in ["h2e2", "C2.5", "H2-E2"] {
+        let v = explore(&format!("moves={moves}"));
+        assert_eq!(totals(&v), (3, 1, 1, 1), "{moves}");
+        assert_eq!(
+            rows(&v),
+            vec![("h9g7".into(), 2, 1, 1, 0), ("b9c7".into(), 1, 0, 0, 1)]
+        );
+        // Black's score with h9g7: a loss and a draw.
+        assert!((v["moves"][0]["score"].as_f64().unwrap() - 0.25).abs() < 1e-9);
+        assert_eq!(v["moves"][0]["notation"]["wxf"], "H8+7");
+    }
+    let v = explore("player=%E5%91%82%E6%AC%BD"); // 呂欽, on either side
+    assert_eq!(totals(&v), (2, 1, 1, 0));
+    let v = explore("player=%E5%91%82%E6%AC%BD&side=first");
+    assert_eq!(totals(&v), (1, 1, 0, 0));
+    let v = explore("since=2008");
+    assert_eq!(totals(&v), (2, 0, 1, 1));
+    let v = explore("until=2007-12");
+    assert_eq!(totals(&v), (2, 2, 0, 0));
+    let v = explore("limit=1");
+    assert_eq!(rows(&v).len(), 1);
+    let v = explore("top_games=1");
+    assert_eq!(v["top_games"].as_array().unwrap().len(), 1);
+    let v = explore("variant=janggi");
+    assert_eq!(totals(&v), (1, 0, 0, 1));
+    assert_eq!(v["moves"][0]["move"], "h0g2");
+    assert!(v["moves"][0]["notation"]["korean"].is_string());
+    // A position nobody reached.
+    let v = explore("moves=i3i4");
+    assert_eq!(totals(&v), (0, 0, 0, 0));
+    assert_eq!(rows(&v), vec![]);
+}
+
+#[test]
+fn explore_errors() {
+    let a = db_server();
+    assert_error_at(a, "/api/explore?since=2007-13", 400, "since");
+    assert_error_at(a, "/api/explore?since=2009&until=2008", 400, "after");
+    assert_error_at(a, "/api/explore?side=first", 400, "player");
+    assert_error_at(a, "/api/explore?min_rating=-5", 400, "min_rating");
+    assert_error_at(a, "/api/explore?limit=99999", 400, "limit");
+    assert_error_at(a, "/api/explore?moves=h2h8", 400, "move 1");
+    assert_error_at(a, "/api/explore?fen=nonsense", 400, "fen");
+    assert_error_at(a, "/api/explore?rating=2000", 400, "unknown parameter");
+    // Without a database the routes say so.
+    assert_error("/api/explore", 503, "no database");
+    assert_error("/api/games/1", 503, "no database");
+}
+
+#[test]
+fn games_route() {
+    let v = explore("variant=xiangqi");
+    let mut seen = Vec::new();
+    for g in v["top_games"].as_array().unwrap() {
+        let id = g["id"].as_i64().unwrap();
+        let a = request_to(db_server(), "GET", &format!("/api/games/{id}"));
+        assert_eq!(a.status, 200, "{}", a.text());
+        let game = a.json();
+        assert_eq!(game["id"], id);
+        assert_eq!(game["variant"], "xiangqi");
+        let first = g["first"].as_str().unwrap();
+        let source = GAMES.iter().find(|x| x.first == first).unwrap();
+        let moves: Vec<&str> = source.moves.split(' ').collect();
+        assert_eq!(game["moves"], json!(moves));
+        assert_eq!(game["result"], g["result"]);
+        let pgn = game["pgn"].as_str().unwrap();
+        assert!(pgn.contains(&format!("[Red \"{first}\"]")), "{pgn}");
+        assert!(
+            pgn.contains(&format!("[Date \"{}\"]", source.date)),
+            "{pgn}"
+        );
+        assert!(
+            pgn.contains("1. H2-E2") || pgn.contains("1. C3-C4"),
+            "{pgn}"
+        );
+        seen.push(first.to_string());
+    }
+    seen.sort();
+    assert_eq!(seen, vec!["Ann", "Cy", "呂欽", "許銀川"]);
+    let a = db_server();
+    assert_error_at(a, "/api/games/999999", 404, "no game");
+    assert_error_at(a, "/api/games/abc", 400, "positive integer");
+    assert_error_at(a, "/api/games/0", 400, "positive integer");
+    assert_error_at(a, "/api/games/-3", 400, "positive integer");
+    assert_error_at(a, "/api/games/", 400, "positive integer");
+    assert_error_at(a, "/api/games/1?x=1", 400, "unknown parameter");
+    assert_error_at(a, "/api/games/1/moves", 400, "positive integer");
+}
+
+#[test]
+fn an_import_beside_the_server_shows_up() {
+    let db = test_db("beside");
+    let addr = start(Some(db.clone()));
+    let count = || {
+        let a = request_to(addr, "GET", "/api/explore?variant=janggi");
+        assert_eq!(a.status, 200);
+        a.json()["games"].as_u64().unwrap()
+    };
+    assert_eq!(count(), 1);
+    assert_eq!(
+        request_to(addr, "GET", "/api/status").json()["database"],
+        true
+    );
+    // Another process-like writer adds a Janggi game while the server runs.
+    let mut writer = Store::open(&db).unwrap();
+    let extra = G {
+        variant: Variant::Janggi,
+        moves: "b0c2",
+        first: "Park",
+        second: "Choi",
+        ratings: None,
+        result: RED,
+        date: "2021",
+        event: "Busan",
+    };
+    assert_eq!(writer.write_batch(&[record(&extra)]).unwrap().imported, 1);
+    thread::sleep(qipu::web::cache::Cache::CHECK_EVERY + Duration::from_millis(100));
+    assert_eq!(count(), 2);
 }

@@ -5,11 +5,13 @@ use serde::Serialize;
 
 use super::{
     assets,
+    game::{GameJson, GameParts},
     position::{Line, PositionJson},
     query::{BadRequest, Params, MAX_TARGET},
-    reply::Reply,
+    reply::{Reply, JSON},
     worker::Worker,
 };
+use crate::{explorer, store::Store};
 
 /// Answers one request. Never panics on any input (the server also catches panics as a last
 /// resort and answers 500).
@@ -38,10 +40,7 @@ pub fn route(worker: &mut Worker, method: &str, target: &str) -> Reply {
             .and_then(|p| f(worker, &p))
         {
             Ok(r) => r,
-            Err(ApiError::BadRequest(e)) => Reply::error(400, &e.0),
-            Err(ApiError::NotFound(e)) => Reply::error(404, &e),
-            Err(ApiError::Unavailable(e)) => Reply::error(503, &e),
-            Err(ApiError::Internal(e)) => Reply::error(500, &e),
+            Err(e) => e.reply(),
         }
     };
     match path {
@@ -51,8 +50,33 @@ pub fn route(worker: &mut Worker, method: &str, target: &str) -> Reply {
         "/favicon.svg" | "/favicon.ico" => Reply::asset("image/svg+xml", assets::FAVICON_SVG),
         "/api/status" => api(status, worker),
         "/api/position" => api(position, worker),
-        _ => Reply::error(404, &format!("no such route `{}`", clip(path))),
+        "/api/explore" => cached(worker, target, |w| api(explore, w)),
+        _ => match path.strip_prefix("/api/games/") {
+            Some(id) => cached(worker, target, |w| match game(w, id, query) {
+                Ok(r) => r,
+                Err(e) => e.reply(),
+            }),
+            None => Reply::error(404, &format!("no such route `{}`", clip(path))),
+        },
     }
+}
+
+/// Answers from the cache when possible; successful answers are stored.
+fn cached(worker: &mut Worker, key: &str, f: impl FnOnce(&mut Worker) -> Reply) -> Reply {
+    if let Some(body) = worker.cache().and_then(|c| c.get(key)) {
+        return Reply {
+            status: 200,
+            content_type: JSON,
+            body: body.to_vec().into(),
+        };
+    }
+    let reply = f(worker);
+    if reply.status == 200 {
+        if let Some(c) = worker.cache() {
+            c.put(key, reply.body.to_vec());
+        }
+    }
+    reply
 }
 
 /// Why an API call failed, mapped to a status code.
@@ -66,6 +90,18 @@ pub enum ApiError {
     Unavailable(String),
     /// 500: the server failed.
     Internal(String),
+}
+
+impl ApiError {
+    /// The JSON error answer.
+    pub fn reply(&self) -> Reply {
+        match self {
+            ApiError::BadRequest(e) => Reply::error(400, &e.0),
+            ApiError::NotFound(e) => Reply::error(404, e),
+            ApiError::Unavailable(e) => Reply::error(503, e),
+            ApiError::Internal(e) => Reply::error(500, e),
+        }
+    }
 }
 
 impl From<BadRequest> for ApiError {
@@ -102,4 +138,49 @@ fn position(_worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
     params.only(&["variant", "fen", "moves", "rules"])?;
     let line = Line::from_params(params)?;
     Ok(Reply::json(&PositionJson::new(&line)))
+}
+
+const NO_DATABASE: &str = "no database: start the server with `qipu serve --db FILE`";
+
+fn store(worker: &Worker) -> Result<&Store, ApiError> {
+    worker
+        .store()
+        .ok_or_else(|| ApiError::Unavailable(NO_DATABASE.to_string()))
+}
+
+fn explore(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
+    let q = super::explore::query(params)?;
+    let store = store(worker)?;
+    match explorer::explore(store, &q) {
+        Ok(answer) => Ok(Reply::json(&answer)),
+        Err(explorer::Error::Query(m)) => Err(ApiError::BadRequest(BadRequest(m))),
+        Err(explorer::Error::Store(e)) => Err(ApiError::Internal(e.to_string())),
+    }
+}
+
+fn game(worker: &mut Worker, id: &str, query: &str) -> Result<Reply, ApiError> {
+    Params::parse(query)?.only(&[])?;
+    let id: i64 = match id.parse() {
+        Ok(n) if n > 0 => n,
+        _ => {
+            return Err(ApiError::BadRequest(BadRequest(format!(
+                "game id must be a positive integer, not `{}`",
+                clip(id)
+            ))))
+        }
+    };
+    let store = store(worker)?;
+    match store.game(id) {
+        Ok(Some(g)) => Ok(Reply::json(&GameJson::new(GameParts {
+            id: g.id,
+            variant: g.variant,
+            start_fen: &g.start_fen,
+            moves: &g.moves,
+            result: g.result,
+            tags: &g.tags,
+            source: &g.source,
+        }))),
+        Ok(None) => Err(ApiError::NotFound(format!("no game {id}"))),
+        Err(e) => Err(ApiError::Internal(e.to_string())),
+    }
 }

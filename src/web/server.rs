@@ -5,13 +5,14 @@ use std::{
     io,
     net::SocketAddr,
     panic::{catch_unwind, AssertUnwindSafe},
+    path::PathBuf,
     sync::Arc,
     thread,
 };
 
 use tiny_http::{Header, Response, StatusCode};
 
-use super::{reply::Reply, routes::route, worker::Worker};
+use super::{cache::Cache, reply::Reply, routes::route, worker::Worker};
 
 /// How to run the server.
 #[derive(Clone, Debug)]
@@ -20,6 +21,10 @@ pub struct Config {
     pub addr: String,
     /// Worker threads (each holds one read connection).
     pub threads: usize,
+    /// The database (opened read-only), if any.
+    pub db: Option<PathBuf>,
+    /// Memory for cached answers of the database routes, in bytes (0 = no cache).
+    pub cache_bytes: usize,
 }
 
 impl Default for Config {
@@ -27,6 +32,8 @@ impl Default for Config {
         Config {
             addr: "127.0.0.1:8080".to_string(),
             threads: 4,
+            db: None,
+            cache_bytes: 64 << 20,
         }
     }
 }
@@ -59,8 +66,10 @@ impl Server {
     /// A message if a file cannot be opened or the address cannot be bound.
     pub fn bind(config: Config) -> Result<Server, String> {
         let config = Arc::new(config);
+        let cache = (config.cache_bytes > 0)
+            .then(|| Arc::new(Cache::new(config.db.as_deref(), config.cache_bytes)));
         let workers = (0..config.threads.max(1))
-            .map(|_| Worker::open(config.clone()))
+            .map(|_| Worker::open(config.clone(), cache.clone()))
             .collect::<Result<Vec<_>, _>>()?;
         let listener =
             listen(&config.addr).map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;

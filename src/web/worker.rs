@@ -1,15 +1,19 @@
 //! Per-thread request context. Each worker thread of the server owns one [`Worker`]: its own
-//! read-only database connection (so the pool of read connections needs no lock) and a shared,
-//! immutable view of the server's configuration.
+//! read-only database connection (so the pool of read connections needs no lock; SQLite in WAL
+//! mode lets an import write beside them) and shared views of the configuration and the
+//! answer cache.
 
 use std::sync::Arc;
 
-use super::server::Config;
+use super::{cache::Cache, server::Config};
+use crate::store::Store;
 
 /// What a request handler may use. Created once per worker thread.
 #[derive(Debug)]
 pub struct Worker {
     config: Arc<Config>,
+    store: Option<Store>,
+    cache: Option<Arc<Cache>>,
 }
 
 impl Worker {
@@ -18,20 +22,43 @@ impl Worker {
     pub fn without_database() -> Worker {
         Worker {
             config: Arc::new(Config::default()),
+            store: None,
+            cache: None,
         }
     }
 
-    /// Opens the worker's own connections for a server configuration.
+    /// Opens the worker's own read-only connection to the configured database.
     ///
     /// # Errors
     /// A message naming the file that could not be opened.
-    pub fn open(config: Arc<Config>) -> Result<Worker, String> {
-        Ok(Worker { config })
+    pub fn open(config: Arc<Config>, cache: Option<Arc<Cache>>) -> Result<Worker, String> {
+        let store = match &config.db {
+            Some(path) => Some(
+                Store::open_read_only(path)
+                    .map_err(|e| format!("cannot open {}: {e}", path.display()))?,
+            ),
+            None => None,
+        };
+        Ok(Worker {
+            config,
+            store,
+            cache,
+        })
     }
 
     /// Whether a database is attached.
     pub fn has_database(&self) -> bool {
-        false
+        self.store.is_some()
+    }
+
+    /// The database connection, if any.
+    pub fn store(&self) -> Option<&Store> {
+        self.store.as_ref()
+    }
+
+    /// The answer cache, if enabled.
+    pub fn cache(&self) -> Option<&Cache> {
+        self.cache.as_deref()
     }
 
     /// The names under which the books are served (`book=` of `/api/probe`).
