@@ -131,7 +131,7 @@ fn record(g: &G) -> GameRecord {
 }
 
 /// A fresh database of [`GAMES`] under `target/`.
-fn test_db(name: &str) -> PathBuf {
+pub fn test_db(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("target/test-web")
         .join(format!("{}", std::process::id()));

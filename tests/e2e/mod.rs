@@ -133,3 +133,76 @@ fn board_moves_in_the_browser() {
     );
     b.screenshot(&s, &shots().join("janggi.png"));
 }
+
+#[test]
+#[ignore = "needs chromium (run by .ci/run)"]
+fn move_table_in_the_browser() {
+    let Some(chromium) = find_chromium() else {
+        eprintln!("skipped: chromium not found (apt-get install -y chromium)");
+        return;
+    };
+    let url = start_server(Config {
+        db: Some(super::web::test_db("e2e")),
+        ..Config::default()
+    });
+    let mut b = Browser::launch(&chromium);
+    let s = b.open(&format!("{url}#variant=xiangqi"));
+    b.viewport(&s, 1200, 900, false);
+    b.wait_for(
+        &s,
+        "document.querySelectorAll('#moves tbody tr[data-move]').length > 0",
+        "the move table",
+    );
+    let before = snapshot(&mut b, &s);
+    assert_eq!(before["fen"], START);
+    // The test database's start position: h2e2 in 3 games, c3c4 in 1.
+    assert_eq!(before["rows"], json!(["h2e2", "c3c4"]));
+    let first_cell = b.eval(
+        &s,
+        "document.querySelector('#moves tbody td.mv').textContent",
+    );
+    assert_eq!(first_cell, json!("炮二平五"));
+    b.screenshot(&s, &shots().join("explorer-start.png"));
+
+    // Click the first move of the table: the board and the table move on.
+    b.click_selector(&s, "#moves tbody tr[data-move='h2e2'] td.mv");
+    b.wait_for(
+        &s,
+        &format!("document.getElementById('fen').textContent === {AFTER_H2E2:?}"),
+        "the board after clicking h2e2",
+    );
+    b.wait_for(
+        &s,
+        "document.querySelector('#moves tbody tr[data-move]')?.dataset.move === 'h9g7'",
+        "the table after h2e2",
+    );
+    let after = snapshot(&mut b, &s);
+    assert_eq!(after["rows"], json!(["h9g7", "b9c7"]));
+    assert!(after["pieces"].as_array().unwrap().contains(&json!("e2C")));
+    assert_eq!(after["line"], json!(["1.炮二平五"]));
+    // Switch the notation to WXF: table and line follow.
+    b.eval(
+        &s,
+        "(() => { const n = document.getElementById('notation'); n.value = 'wxf'; \
+          n.dispatchEvent(new Event('change')); return true; })()",
+    );
+    let wxf = b.eval(
+        &s,
+        "document.querySelector('#moves tbody td.mv').textContent",
+    );
+    assert_eq!(wxf, json!("H8+7"));
+    b.screenshot(&s, &shots().join("explorer-after-h2e2.png"));
+
+    // A top game opens its record.
+    b.click_selector(&s, "#games li[data-game]");
+    b.wait_for(
+        &s,
+        "document.getElementById('game-dialog').open && \
+         document.getElementById('game-pgn').textContent.includes('[Format \"ICCS\"]')",
+        "the game record",
+    );
+    b.screenshot(&s, &shots().join("explorer-game.png"));
+    b.viewport(&s, 390, 844, true);
+    b.click_selector(&s, "#game-dialog button[type=submit]");
+    b.screenshot(&s, &shots().join("explorer-phone.png"));
+}
