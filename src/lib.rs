@@ -13,6 +13,7 @@
 //! assert_eq!(pos.legal_moves().len(), 44);
 //! ```
 
+pub mod book;
 pub mod cli;
 pub mod explorer;
 pub mod formats;

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod binfmt;
+mod book;
 mod common;
 mod e2e;
 mod formats;

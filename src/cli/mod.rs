@@ -1,8 +1,10 @@
 //! The `qipu` command line. The only module that knows clap.
 
+mod book;
 mod explore;
 mod export;
 mod position_args;
+mod probe;
 mod rules_cmds;
 mod serve;
 mod stats;
@@ -25,6 +27,10 @@ enum Command {
     Perft(rules_cmds::PerftArgs),
     /// Print the legal moves of a position, sorted, on one line.
     Moves(rules_cmds::MovesArgs),
+    /// Build an engine opening book (BOOK.DAT, .obk or qipu) from game records.
+    Book(book::BookArgs),
+    /// Read a book back: the moves stored for a position (BOOK.DAT, .obk or qipu).
+    Probe(probe::ProbeArgs),
     /// Serve the HTTP JSON API and the web explorer page.
     Serve(serve::ServeArgs),
     /// Statistics of a position and of every move played from it.
@@ -42,6 +48,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => rules_cmds::perft(&args),
         Command::Moves(args) => rules_cmds::moves(&args),
+        Command::Book(args) => book::book(&args),
+        Command::Probe(args) => probe::probe(&args),
         Command::Serve(args) => serve::serve(&args),
         Command::Explore(args) => explore::explore(&args),
         Command::Export(args) => export::export(&args),

@@ -6,7 +6,7 @@ use super::{
     setup::Setup,
     tables::*,
     types::{Color, Move, Role, Square, Variant},
-    xiangqi::{direction, filter_legal, horse_attack, steps, validate_common},
+    xiangqi::{direction, filter_legal, horse_attack, slide, steps, validate_common},
 };
 
 /// Which Janggi rule set decides legality and game end. The presets are data, not code paths:
@@ -218,30 +218,20 @@ fn pseudo_moves(b: &Board, list: &mut MoveList) {
             3 => steps(&HORSE[from], sq, own, fsq, list),
             4 => {
                 for d in 0..4 {
-                    let ray = &RAYS[from][d];
-                    for &to in &ray[..RAY_LEN[from][d] as usize] {
-                        if sq[to as usize] == 0 {
-                            push(list, to);
-                        } else {
-                            if free(to) {
-                                push(list, to);
-                            }
-                            break;
-                        }
-                    }
-                }
-                for d in 0..4 {
-                    let ray = &DIAG_RAYS[from][d];
-                    for &to in &ray[..DIAG_RAY_LEN[from][d] as usize] {
-                        if sq[to as usize] == 0 {
-                            push(list, to);
-                        } else {
-                            if free(to) {
-                                push(list, to);
-                            }
-                            break;
-                        }
-                    }
+                    slide(
+                        &RAYS[from][d][..RAY_LEN[from][d] as usize],
+                        sq,
+                        own,
+                        fsq,
+                        list,
+                    );
+                    slide(
+                        &DIAG_RAYS[from][d][..DIAG_RAY_LEN[from][d] as usize],
+                        sq,
+                        own,
+                        fsq,
+                        list,
+                    );
                 }
             }
             5 => {

@@ -136,7 +136,7 @@ const fn build_diag_rays() -> ([[[u8; 2]; 4]; 90], [[u8; 4]; 90]) {
 /// Horse moves with their leg (both games).
 pub static HORSE: [Steps<8>; 90] = build_horse();
 /// Horse attacks read backwards: `HORSE_FROM[t]` lists horse squares that reach `t`, with the leg.
-pub static HORSE_FROM: [Steps<8>; 90] = invert8(&HORSE);
+pub static HORSE_FROM: [Steps<8>; 90] = invert(&HORSE);
 
 const fn build_horse() -> [Steps<8>; 90] {
     let mut t = [Steps::EMPTY; 90];
@@ -172,7 +172,9 @@ const fn build_horse() -> [Steps<8>; 90] {
     t
 }
 
-const fn invert8(fwd: &[Steps<8>; 90]) -> [Steps<8>; 90] {
+/// Reads a step table backwards: for each target, the origins that reach it (with the same
+/// blocking squares).
+const fn invert<const N: usize>(fwd: &[Steps<N>; 90]) -> [Steps<N>; 90] {
     let mut t = [Steps::EMPTY; 90];
     let mut s = 0;
     while s < 90 {
@@ -190,7 +192,7 @@ const fn invert8(fwd: &[Steps<8>; 90]) -> [Steps<8>; 90] {
 /// Janggi elephant: one step straight, then two diagonally outward; both passed squares empty.
 pub static JANGGI_ELEPHANT: [Steps<8>; 90] = build_janggi_elephant();
 /// Janggi elephant read backwards.
-pub static JANGGI_ELEPHANT_FROM: [Steps<8>; 90] = invert8(&JANGGI_ELEPHANT);
+pub static JANGGI_ELEPHANT_FROM: [Steps<8>; 90] = invert(&JANGGI_ELEPHANT);
 
 const fn build_janggi_elephant() -> [Steps<8>; 90] {
     let mut t = [Steps::EMPTY; 90];
@@ -326,7 +328,7 @@ const fn build_janggi_palace(color: usize) -> [Steps<8>; 90] {
 /// Xiangqi soldier: forward, and sideways once across the river.
 pub static XQ_PAWN: [[Steps<4>; 90]; 2] = [build_xq_pawn(0), build_xq_pawn(1)];
 /// Xiangqi soldier read backwards: soldiers of that colour that attack a square.
-pub static XQ_PAWN_FROM: [[Steps<4>; 90]; 2] = [invert4(&XQ_PAWN[0]), invert4(&XQ_PAWN[1])];
+pub static XQ_PAWN_FROM: [[Steps<4>; 90]; 2] = [invert(&XQ_PAWN[0]), invert(&XQ_PAWN[1])];
 
 const fn build_xq_pawn(color: usize) -> [Steps<4>; 90] {
     let mut t = [Steps::EMPTY; 90];
@@ -356,7 +358,7 @@ const fn build_xq_pawn(color: usize) -> [Steps<4>; 90] {
 pub static JANGGI_PAWN: [[Steps<8>; 90]; 2] = [build_janggi_pawn(0), build_janggi_pawn(1)];
 /// Janggi soldier read backwards.
 pub static JANGGI_PAWN_FROM: [[Steps<8>; 90]; 2] =
-    [invert8(&JANGGI_PAWN[0]), invert8(&JANGGI_PAWN[1])];
+    [invert(&JANGGI_PAWN[0]), invert(&JANGGI_PAWN[1])];
 
 const fn build_janggi_pawn(color: usize) -> [Steps<8>; 90] {
     let mut t = [Steps::EMPTY; 90];
@@ -385,21 +387,6 @@ const fn build_janggi_pawn(color: usize) -> [Steps<8>; 90] {
                 }
                 df += 2;
             }
-        }
-        s += 1;
-    }
-    t
-}
-
-const fn invert4(fwd: &[Steps<4>; 90]) -> [Steps<4>; 90] {
-    let mut t = [Steps::EMPTY; 90];
-    let mut s = 0;
-    while s < 90 {
-        let mut i = 0;
-        while i < fwd[s].len as usize {
-            let to = fwd[s].to[i] as usize;
-            t[to] = t[to].push(s as u8, fwd[s].block[i][0], fwd[s].block[i][1]);
-            i += 1;
         }
         s += 1;
     }
@@ -459,8 +446,8 @@ const fn build_diagonal_mask() -> [u128; 90] {
 }
 
 const fn build_sensitive(janggi: bool) -> [u128; 90] {
-    let horse = build_block_mask(&invert8(&build_horse()));
-    let elephant = build_block_mask(&invert8(&build_janggi_elephant()));
+    let horse = build_block_mask(&invert(&build_horse()));
+    let elephant = build_block_mask(&invert(&build_janggi_elephant()));
     let diagonals = build_diagonal_mask();
     let mut t = [0u128; 90];
     let mut s = 0;

@@ -113,17 +113,13 @@ fn pseudo_moves(b: &Board, list: &mut MoveList) {
             3 => steps(&HORSE[from], sq, own, fsq, list),
             4 => {
                 for d in 0..4 {
-                    let ray = &RAYS[from][d];
-                    for &to in &ray[..RAY_LEN[from][d] as usize] {
-                        if sq[to as usize] == 0 {
-                            push(list, to);
-                        } else {
-                            if free(to) {
-                                push(list, to);
-                            }
-                            break;
-                        }
-                    }
+                    slide(
+                        &RAYS[from][d][..RAY_LEN[from][d] as usize],
+                        sq,
+                        own,
+                        fsq,
+                        list,
+                    );
                 }
             }
             5 => {
@@ -145,6 +141,22 @@ fn pseudo_moves(b: &Board, list: &mut MoveList) {
                 }
             }
             _ => steps(&XQ_PAWN[us][from], sq, own, fsq, list),
+        }
+    }
+}
+
+/// Pushes the moves of a chariot along one ray: empty squares, then the first occupied one
+/// if it holds an enemy piece.
+#[inline]
+pub(crate) fn slide(ray: &[u8], sq: &[u8; 90], own: u128, from: Square, list: &mut MoveList) {
+    for &to in ray {
+        if own & (1u128 << to) == 0 {
+            if let Some(t) = Square::new(to) {
+                list.push(Move::new(from, t));
+            }
+        }
+        if sq[to as usize] != 0 {
+            break;
         }
     }
 }

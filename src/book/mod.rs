@@ -1,0 +1,145 @@
+//! Opening books for engines and GUIs: ElephantEye `BOOK.DAT` ([`eleeye`]), BHGUI `.obk`
+//! ([`obk`]) and qipu's own format for both games ([`qipu`]). Each format module carries its
+//! frozen on-disk spec; `docs/book-format.md` restates them.
+//!
+//! Building: [`build`] replays a stream of [`BookGame`]s under a format's [`KeyScheme`] and
+//! selects moves by [`BookOptions`]; the format's `write` stores the result. Reading: [`Book`]
+//! recognises the format from the content and probes positions.
+//!
+//! ```
+//! use qipu::book::{build, eleeye::{self, EleeyeKeys}, Book, BookGame, BookOptions, Format};
+//! use qipu::rules::{AnyPosition, Move, Outcome, Variant};
+//! let games = (0..4).map(|_| Ok(BookGame {
+//!     start: AnyPosition::new(Variant::Xiangqi),
+//!     moves: vec!["c3c4".parse::<Move>().unwrap()],
+//!     result: Some(Outcome::Draw),
+//! }));
+//! let built = build::<EleeyeKeys>(games, &BookOptions::for_format(Format::Eleeye))?;
+//! let mut bytes = Vec::new();
+//! eleeye::write(&built, &mut bytes)?;
+//! let book = Book::from_bytes(&bytes)?;
+//! let probed = book.probe(&AnyPosition::new(Variant::Xiangqi))?;
+//! let moves: Vec<String> = probed.moves.iter().map(|m| format!("{} {}", m.mv, m.weight)).collect();
+//! assert_eq!(moves, ["c3c4 1", "g3g4 1"]);
+//! # Ok::<_, qipu::book::BookError>(())
+//! ```
+
+pub mod board16;
+mod build;
+pub mod eleeye;
+pub mod obk;
+mod obk_table;
+mod probe;
+pub mod qipu;
+
+use std::fmt;
+
+pub use build::{
+    build, select, BookGame, BookOptions, BookRecord, BuiltBook, ForSide, KeyScheme, MirrorMode,
+    MoveStats, Weights,
+};
+pub use probe::{detect, Book, Counts, ProbeMove, Probed};
+
+/// The on-disk book formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// ElephantEye `BOOK.DAT`.
+    Eleeye,
+    /// BHGUI `.obk` (SQLite).
+    Obk,
+    /// qipu's own format.
+    Qipu,
+}
+
+impl Format {
+    /// The name used on the command line and in JSON.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::Eleeye => "eleeye",
+            Format::Obk => "obk",
+            Format::Qipu => "qipu",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Everything that can go wrong building, writing or reading a book.
+#[derive(Debug)]
+pub enum BookError {
+    /// Reading or writing a file.
+    Io(std::io::Error),
+    /// SQLite (`.obk`).
+    Sql(rusqlite::Error),
+    /// A game the builder cannot use: 0-based index in the input, 1-based ply, reason.
+    Build {
+        /// Index of the game in the input stream.
+        game: usize,
+        /// Ply of the offending move, if a move is at fault.
+        ply: Option<usize>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Input for the builder could not be read (e.g. a database row).
+    Input(String),
+    /// The file is not a book of any known format.
+    UnknownFormat,
+    /// The book is damaged.
+    Corrupt(String),
+    /// Something the format cannot hold or the reader cannot do.
+    Unsupported(String),
+}
+
+impl BookError {
+    pub(crate) fn build(game: usize, ply: Option<usize>, reason: String) -> BookError {
+        BookError::Build { game, ply, reason }
+    }
+}
+
+impl fmt::Display for BookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BookError::Io(e) => write!(f, "{e}"),
+            BookError::Sql(e) => write!(f, "SQLite: {e}"),
+            BookError::Build { game, ply, reason } => {
+                write!(f, "game {}", game + 1)?;
+                if let Some(p) = ply {
+                    write!(f, ", ply {p}")?;
+                }
+                write!(f, ": {reason}")
+            }
+            BookError::Input(e) => write!(f, "{e}"),
+            BookError::UnknownFormat => {
+                f.write_str("not a book of a known format (BOOK.DAT, .obk, qipu)")
+            }
+            BookError::Corrupt(e) => write!(f, "corrupt book: {e}"),
+            BookError::Unsupported(e) => write!(f, "not supported: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for BookError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BookError::Io(e) => Some(e),
+            BookError::Sql(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for BookError {
+    fn from(e: std::io::Error) -> Self {
+        BookError::Io(e)
+    }
+}
+
+impl From<rusqlite::Error> for BookError {
+    fn from(e: rusqlite::Error) -> Self {
+        BookError::Sql(e)
+    }
+}

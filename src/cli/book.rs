@@ -1,0 +1,326 @@
+//! `qipu book`: build an engine opening book from game records.
+
+use std::{
+    cell::Cell,
+    io::Write,
+    path::{Path, PathBuf},
+    process::ExitCode,
+    time::Instant,
+};
+
+use clap::{Args, ValueEnum};
+use serde_json::json;
+
+use super::{position_args::VariantArg, CliError};
+use crate::{
+    book::{
+        build,
+        eleeye::{self, EleeyeKeys},
+        obk::{self, ObkKeys},
+        qipu::{self as qbook, QipuKeys},
+        BookError, BookGame, BookOptions, ForSide, Format, KeyScheme, MirrorMode, Weights,
+    },
+    formats::{read_path, replay},
+    rules::{AnyPosition, Color, Variant},
+    store::Store,
+};
+
+/// Book formats on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum FormatArg {
+    /// ElephantEye BOOK.DAT (Xiangqi).
+    Eleeye,
+    /// BHGUI .obk SQLite book (Xiangqi).
+    Obk,
+    /// qipu's own format (Xiangqi and Janggi).
+    Qipu,
+}
+
+/// Weight schemes on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum WeightsArg {
+    /// ElephantEye MAKEBOOK: every ply adds win 3 / draw 1 / loss -1 for the mover.
+    Eleeye,
+    /// Number of games.
+    Games,
+    /// Half points of the mover: 2 per win, 1 per draw.
+    Score,
+    /// Games won by the mover.
+    Wins,
+}
+
+/// Whose moves on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ForArg {
+    /// Only Red's (Cho's) moves, from games Red won or drew.
+    Red,
+    /// Only Black's (Han's) moves, from games Black won or drew.
+    Black,
+    /// Every move of both sides, from every game.
+    Both,
+}
+
+/// Mirror handling on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum MirrorArg {
+    /// Fold each position with its left-right mirror image.
+    Merge,
+    /// Store positions as reached.
+    Keep,
+}
+
+/// Arguments of `qipu book`.
+#[derive(Args, Debug)]
+pub struct BookArgs {
+    /// The database to read the games from (every stored game of the variant, whole).
+    #[arg(long, required_unless_present = "paths", conflicts_with = "paths")]
+    db: Option<PathBuf>,
+    /// Instead of a database: game files, folders or zip archives of any supported format
+    /// (games that cannot be read or replayed are reported and left out).
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum)]
+    format: FormatArg,
+    /// Output file (replaced if it exists).
+    #[arg(long)]
+    out: PathBuf,
+    /// The game whose records are used (the other game's are skipped).
+    #[arg(long, value_enum, default_value = "xiangqi")]
+    variant: VariantArg,
+    /// Only the first N plies of each game; 0 = whole games (as ElephantEye's MAKEBOOK).
+    #[arg(long, default_value_t = 0)]
+    max_ply: usize,
+    /// A move must have been played in at least N games.
+    #[arg(long, default_value_t = 1)]
+    min_games: u32,
+    /// A move must score at least P percent for the side to move ((W + D/2) / (W + D + L)).
+    #[arg(long, default_value_t = 0)]
+    min_score: u32,
+    /// Whose moves go into the book; `red`/`black` keep only that side's moves from games it
+    /// won or drew.
+    #[arg(long = "for", value_enum, default_value = "both")]
+    for_side: ForArg,
+    /// Weights [default: eleeye for --format eleeye, games otherwise].
+    #[arg(long, value_enum)]
+    weights: Option<WeightsArg>,
+    /// Mirror images [default: merge for eleeye and qipu, keep for obk].
+    #[arg(long, value_enum)]
+    mirror: Option<MirrorArg>,
+    /// Divide weights by N (integer division; zero weights are left out) [default: 4 with
+    /// eleeye weights, else 1].
+    #[arg(long)]
+    ratio: Option<u32>,
+    /// Print the summary as one JSON document on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+impl BookArgs {
+    fn format(&self) -> Format {
+        match self.format {
+            FormatArg::Eleeye => Format::Eleeye,
+            FormatArg::Obk => Format::Obk,
+            FormatArg::Qipu => Format::Qipu,
+        }
+    }
+
+    /// The builder options: the format's defaults overridden by the flags.
+    fn options(&self) -> BookOptions {
+        let mut o = BookOptions::for_format(self.format());
+        o.max_ply = self.max_ply;
+        o.min_games = self.min_games;
+        o.min_score = self.min_score;
+        o.for_side = match self.for_side {
+            ForArg::Red => ForSide::Only(Color::First),
+            ForArg::Black => ForSide::Only(Color::Second),
+            ForArg::Both => ForSide::Both,
+        };
+        if let Some(w) = self.weights {
+            o.weights = match w {
+                WeightsArg::Eleeye => Weights::Eleeye,
+                WeightsArg::Games => Weights::Games,
+                WeightsArg::Score => Weights::Score,
+                WeightsArg::Wins => Weights::Wins,
+            };
+        }
+        o.ratio = self
+            .ratio
+            .unwrap_or(if o.weights == Weights::Eleeye { 4 } else { 1 })
+            .max(1);
+        if let Some(m) = self.mirror {
+            o.mirror = match m {
+                MirrorArg::Merge => MirrorMode::Merge,
+                MirrorArg::Keep => MirrorMode::Keep,
+            };
+        }
+        o
+    }
+}
+
+/// The stored games of a variant, each from its own start position.
+fn games_from_store(
+    store: &Store,
+    variant: Variant,
+) -> impl Iterator<Item = Result<BookGame, BookError>> + '_ {
+    store.games(variant).map(|g| {
+        let g = g.map_err(|e| BookError::Input(e.to_string()))?;
+        let start = AnyPosition::from_fen(g.variant, &g.start_fen).map_err(|e| {
+            BookError::Input(format!("stored game {}: bad start position: {e}", g.id))
+        })?;
+        Ok(BookGame {
+            start,
+            moves: g.moves,
+            result: g.result,
+        })
+    })
+}
+
+/// The games of files and folders, replayed; unreadable games are reported on stderr and
+/// counted in `rejected`, games of the other variant in `skipped`.
+fn games_from_paths<'a>(
+    paths: &'a [PathBuf],
+    variant: Variant,
+    rejected: &'a Cell<usize>,
+    skipped: &'a Cell<usize>,
+) -> impl Iterator<Item = Result<BookGame, BookError>> + 'a {
+    paths
+        .iter()
+        .flat_map(|p| read_path(p))
+        .filter_map(move |game| {
+            let checked = game.and_then(|g| {
+                let r = replay(&g)?;
+                Ok((g, r))
+            });
+            match checked {
+                Err(e) => {
+                    eprintln!("qipu: {e}");
+                    rejected.set(rejected.get() + 1);
+                    None
+                }
+                Ok((g, _)) if g.variant != variant => {
+                    skipped.set(skipped.get() + 1);
+                    None
+                }
+                Ok((g, r)) => Some(Ok(BookGame {
+                    start: r.start,
+                    moves: r.moves,
+                    result: g.tags.result,
+                })),
+            }
+        })
+}
+
+struct Written {
+    games: usize,
+    positions: usize,
+    records: usize,
+}
+
+fn build_and_write<S: KeyScheme>(
+    games: impl Iterator<Item = Result<BookGame, BookError>>,
+    opts: &BookOptions,
+    write: impl FnOnce(&crate::book::BuiltBook<S::Key>) -> Result<usize, BookError>,
+) -> Result<Written, BookError> {
+    let built = build::<S>(games, opts)?;
+    let mut positions = 0;
+    let mut last = None;
+    for r in &built.records {
+        if last != Some(r.key) {
+            positions += 1;
+            last = Some(r.key);
+        }
+    }
+    let records = write(&built)?;
+    Ok(Written {
+        games: built.games,
+        positions,
+        records,
+    })
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BookError> {
+    std::fs::write(path, bytes).map_err(BookError::from)
+}
+
+/// Builds the book of a format and writes it to `out`.
+fn write_book(
+    format: Format,
+    games: impl Iterator<Item = Result<BookGame, BookError>>,
+    opts: &BookOptions,
+    out: &Path,
+) -> Result<Written, BookError> {
+    match format {
+        Format::Eleeye => build_and_write::<EleeyeKeys>(games, opts, |b| {
+            let mut bytes = Vec::new();
+            let n = eleeye::write(b, &mut bytes)?;
+            write_file(out, &bytes)?;
+            Ok(n)
+        }),
+        Format::Obk => build_and_write::<ObkKeys>(games, opts, |b| obk::write(b, out)),
+        Format::Qipu => build_and_write::<QipuKeys>(games, opts, |b| {
+            let mut bytes = Vec::new();
+            let n = qbook::write(b, &mut bytes)?;
+            write_file(out, &bytes)?;
+            Ok(n)
+        }),
+    }
+}
+
+/// Runs `qipu book`. Exit code 1 when some games could not be read or replayed (the book is
+/// written from the rest).
+pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
+    let started = Instant::now();
+    let format = args.format();
+    let variant = Variant::from(args.variant);
+    if format != Format::Qipu && variant != Variant::Xiangqi {
+        return Err(format!("--format {format} holds Xiangqi only; use --format qipu").into());
+    }
+    let opts = args.options();
+    let (rejected, skipped) = (Cell::new(0), Cell::new(0));
+    let written = match &args.db {
+        Some(db) => {
+            let store = Store::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
+            write_book(format, games_from_store(&store, variant), &opts, &args.out)
+        }
+        None => write_book(
+            format,
+            games_from_paths(&args.paths, variant, &rejected, &skipped),
+            &opts,
+            &args.out,
+        ),
+    }
+    .map_err(|e| format!("{}: {e}", args.out.display()))?;
+    let out = &args.out;
+    let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+    let secs = started.elapsed().as_secs_f64();
+    if args.json {
+        let doc = json!({
+            "format": format.name(),
+            "out": out.display().to_string(),
+            "variant": variant.name(),
+            "games": written.games,
+            "rejected": rejected.get(),
+            "skipped": skipped.get(),
+            "positions": written.positions,
+            "records": written.records,
+            "bytes": bytes,
+            "seconds": secs,
+        });
+        writeln!(std::io::stdout().lock(), "{doc}")?;
+    } else {
+        eprintln!(
+            "{}: {} records, {} positions, {bytes} bytes from {} games ({} rejected, {} of the other game skipped) in {secs:.1} s",
+            out.display(),
+            written.records,
+            written.positions,
+            written.games,
+            rejected.get(),
+            skipped.get()
+        );
+    }
+    Ok(if rejected.get() > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
