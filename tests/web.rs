@@ -703,3 +703,64 @@ fn an_import_beside_the_server_shows_up() {
     thread::sleep(qipu::web::cache::Cache::CHECK_EVERY + Duration::from_millis(100));
     assert_eq!(count(), 2);
 }
+
+#[test]
+fn probe_route() {
+    use qipu::book::{build, eleeye, eleeye::EleeyeKeys, BookGame, BookOptions, Format};
+    use qipu::rules::{AnyPosition, Move};
+    // Four drawn games of 1. c3c4: an ElephantEye book with weight 4 × 1 / 4 = 1; the start is
+    // symmetric, so the mirror move g3g4 is stored too (books.md §1.4).
+    let games = (0..4).map(|_| {
+        Ok(BookGame {
+            start: AnyPosition::new(Variant::Xiangqi),
+            moves: vec!["c3c4".parse::<Move>().unwrap()],
+            result: Some(Outcome::Draw),
+        })
+    });
+    let built = build::<EleeyeKeys>(games, &BookOptions::for_format(Format::Eleeye)).unwrap();
+    let mut bytes = Vec::new();
+    eleeye::write(&built, &mut bytes).unwrap();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target/test-web")
+        .join(format!("{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("BOOK.DAT");
+    std::fs::write(&path, bytes).unwrap();
+    let server = Server::bind(Config {
+        addr: "127.0.0.1:0".to_string(),
+        books: vec![("BOOK.DAT".to_string(), path)],
+        ..Config::default()
+    })
+    .unwrap();
+    let addr = server.local_addr();
+    thread::spawn(move || server.run());
+
+    let status = request_to(addr, "GET", "/api/status").json();
+    assert_eq!(status["books"], json!(["BOOK.DAT"]));
+    for target in ["/api/probe", "/api/probe?book=BOOK.DAT&variant=xiangqi"] {
+        let v = request_to(addr, "GET", target).json();
+        assert_eq!(v["book"], "BOOK.DAT");
+        assert_eq!(v["format"], "eleeye");
+        let mut moves: Vec<(String, i64)> = v["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["move"].as_str().unwrap().into(),
+                    m["weight"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        moves.sort();
+        assert_eq!(moves, vec![("c3c4".into(), 1), ("g3g4".into(), 1)]);
+    }
+    let v = request_to(addr, "GET", "/api/probe?moves=h2e2").json();
+    assert_eq!(v["moves"], json!([]));
+    assert_error_at(addr, "/api/probe?book=other.obk", 400, "BOOK.DAT");
+    assert_error_at(addr, "/api/probe?moves=h2h8", 400, "move 1");
+    assert_error_at(addr, "/api/probe?colour=x", 400, "unknown parameter");
+    // A BOOK.DAT holds Xiangqi only.
+    assert_error_at(addr, "/api/probe?variant=janggi", 400, "");
+    assert_error("/api/probe", 503, "no books");
+}

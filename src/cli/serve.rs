@@ -22,6 +22,10 @@ pub struct ServeArgs {
     /// Worker threads (each keeps its own read-only database connection).
     #[arg(long, default_value_t = 4)]
     threads: usize,
+    /// An opening book (BOOK.DAT, .obk or qipu) served by /api/probe under its file name;
+    /// repeatable.
+    #[arg(long)]
+    book: Vec<PathBuf>,
     /// Memory for cached answers of /api/explore and /api/games, in MiB (0 = no cache).
     #[arg(long, default_value_t = 64)]
     cache_mb: usize,
@@ -34,7 +38,21 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode, CliError> {
         Some(p) => Some(p.clone()),
         None => Some(PathBuf::from("qipu.db")).filter(|p| p.exists()),
     };
+    let mut books: Vec<(String, PathBuf)> = Vec::new();
+    for path in &args.book {
+        let short = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = if short.is_empty() || books.iter().any(|(n, _)| *n == short) {
+            path.display().to_string()
+        } else {
+            short
+        };
+        books.push((name, path.clone()));
+    }
     let config = Config {
+        books,
         addr: args.addr.clone(),
         threads: args.threads.clamp(1, 256),
         db,

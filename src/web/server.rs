@@ -25,6 +25,8 @@ pub struct Config {
     pub db: Option<PathBuf>,
     /// Memory for cached answers of the database routes, in bytes (0 = no cache).
     pub cache_bytes: usize,
+    /// Opening books served by `/api/probe`, each under the name given.
+    pub books: Vec<(String, PathBuf)>,
 }
 
 impl Default for Config {
@@ -34,6 +36,7 @@ impl Default for Config {
             threads: 4,
             db: None,
             cache_bytes: 64 << 20,
+            books: Vec::new(),
         }
     }
 }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::{cache::Cache, server::Config};
-use crate::store::Store;
+use crate::{book::Book, store::Store};
 
 /// What a request handler may use. Created once per worker thread.
 #[derive(Debug)]
@@ -14,6 +14,7 @@ pub struct Worker {
     config: Arc<Config>,
     store: Option<Store>,
     cache: Option<Arc<Cache>>,
+    books: Vec<(String, Book)>,
 }
 
 impl Worker {
@@ -24,6 +25,7 @@ impl Worker {
             config: Arc::new(Config::default()),
             store: None,
             cache: None,
+            books: Vec::new(),
         }
     }
 
@@ -39,10 +41,20 @@ impl Worker {
             ),
             None => None,
         };
+        let books = config
+            .books
+            .iter()
+            .map(|(name, path)| {
+                Book::open(path)
+                    .map(|b| (name.clone(), b))
+                    .map_err(|e| format!("cannot open book {}: {e}", path.display()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Worker {
             config,
             store,
             cache,
+            books,
         })
     }
 
@@ -63,7 +75,17 @@ impl Worker {
 
     /// The names under which the books are served (`book=` of `/api/probe`).
     pub fn book_names(&self) -> Vec<&str> {
-        Vec::new()
+        self.books.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
+    /// A book by name; with a single book the name may be left out.
+    pub fn book(&self, name: Option<&str>) -> Option<(&str, &Book)> {
+        match name {
+            None if self.books.len() == 1 => self.books.first(),
+            None => None,
+            Some(n) => self.books.iter().find(|(b, _)| b == n),
+        }
+        .map(|(n, b)| (n.as_str(), b))
     }
 
     /// The server configuration.
