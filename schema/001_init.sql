@@ -54,7 +54,7 @@ CREATE TABLE position_games (
     PRIMARY KEY (key, rank, game_id)
 ) WITHOUT ROWID;
 
--- Opening labels through each early position (ply < 30): the ECCO code (Xiangqi) or the
+-- Opening labels through each early position (ply < 20): the ECCO code (Xiangqi) or the
 -- "first/second" formation pair (Janggi), with the number of games that carry it; label ''
 -- counts the games without one (so that every early position has rows).
 CREATE TABLE position_openings (

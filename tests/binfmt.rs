@@ -62,7 +62,6 @@ fn tree_errors(game: &Game) -> Vec<(usize, String)> {
 /// Replays the main line reading coordinates strictly with ranks 0–9 (the readers' output),
 /// so that an illegal move is never rescued by the 1–10 reading.
 fn strict_replay(game: &Game) -> Result<(), GameError> {
-    replay(game)?;
     let mut pos = match &game.start_fen {
         Some(f) => AnyPosition::from_fen(Variant::Xiangqi, f).unwrap(),
         None => AnyPosition::new(Variant::Xiangqi),
@@ -81,7 +80,7 @@ fn strict_replay(game: &Game) -> Result<(), GameError> {
             }
         }
     }
-    Ok(())
+    replay(game).map(|_| ())
 }
 
 /// Which reader a file goes to, by content.
@@ -453,7 +452,7 @@ const EXPECTED_BAD: &[(&str, &str)] = &[(
 /// Records whose main line has an illegal move in the source itself (checked by hand; the
 /// cchess package reads the same moves and skips or accepts the bad one because it takes the
 /// side to move from each moving piece):
-/// - 例29 ply 36 `f2f3` moves Red's cannon on Black's turn (a move is missing before it);
+/// - 例29 ply 35 `c5c4` moves Black's rook on Red's turn (and ply 36 Red's cannon on Black's);
 /// - 第79局 ply 23 repeats ply 22 `c7b9`.
 const KNOWN_SOURCE_ERRORS: &[&str] = &[
     "xqmagic/Books/00《象棋布局全书》/01顺炮/第01章 顺手炮局 第05节 顺炮直车两头蛇攻法 例29.xqf",
@@ -549,7 +548,7 @@ fn real_fixtures_read_and_replay() {
                 } else {
                     for (ply, text) in errs.iter().take(3) {
                         bad_lines.push(format!(
-                            "{rel}, game {}: variation move `{text}` at ply {ply} is illegal",
+                            "{rel}, game {}: move `{text}` at ply {ply} of a line is illegal",
                             g.source.index + 1
                         ));
                     }
@@ -575,7 +574,7 @@ fn real_fixtures_read_and_replay() {
     for e in &rejects {
         report.push_str(&format!("  {e}\n"));
     }
-    report.push_str("\nillegal moves inside variations (main line may be fine):\n");
+    report.push_str("\nillegal moves in any line (main line or variations):\n");
     for e in &bad_lines {
         report.push_str(&format!("  {e}\n"));
     }
@@ -811,7 +810,7 @@ fn oracle_cchess_agrees() {
     let mut sample = Vec::new();
     walk(&base.join("xqmagic"), &mut sample);
     walk(&base.join("cchess_c"), &mut sample);
-    paths.extend(sample.into_iter().step_by(7));
+    paths.extend(sample.into_iter().step_by(12));
     let paths: Vec<PathBuf> = paths
         .into_iter()
         .filter(|p| {
@@ -819,7 +818,7 @@ fn oracle_cchess_agrees() {
             [".xqf", ".cbr", ".cbl", ".cbf"]
                 .iter()
                 .any(|e| n.ends_with(e))
-                && std::fs::metadata(p).is_ok_and(|m| m.len() < 600_000)
+                && std::fs::metadata(p).is_ok_and(|m| m.len() < 300_000)
         })
         .collect();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/binfmt/oracle_cchess.py");

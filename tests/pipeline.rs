@@ -203,7 +203,7 @@ pub fn expected(
     e
 }
 
-fn observed(x: &qipu::explorer::Explore) -> Expected {
+pub fn observed(x: &qipu::explorer::Explore) -> Expected {
     Expected {
         games: x.games,
         first_wins: x.first_wins,

@@ -119,3 +119,526 @@ fn explorer_rejects_bad_queries() {
     let e = qipu::explorer::explore(&s, &q(&|_| {})).unwrap();
     assert_eq!((e.games, e.moves.len(), e.opening), (0, 0, None));
 }
+
+mod cli {
+    use std::{
+        path::{Path, PathBuf},
+        process::{Command, Stdio},
+        time::{Duration, Instant},
+    };
+
+    use qipu::{rules::Variant, store::Store};
+    use serde_json::Value;
+
+    use crate::common::fixture;
+
+    fn qipu(args: &[&str]) -> (i32, Value) {
+        let out = Command::new(env!("CARGO_BIN_EXE_qipu"))
+            .args(args)
+            .output()
+            .unwrap();
+        let code = out.status.code().unwrap_or(-1);
+        let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (code, json)
+    }
+
+    fn explore(db: &str, extra: &[&str]) -> Value {
+        let mut args = vec!["explore", "--db", db, "--json"];
+        args.extend_from_slice(extra);
+        let (code, v) = qipu(&args);
+        assert_eq!(code, 0, "explore {extra:?}");
+        v
+    }
+
+    /// (move, games, first_wins, draws, second_wins) of every move in an explore answer.
+    fn moves(v: &Value) -> Vec<(String, u64, u64, u64, u64)> {
+        v["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["move"].as_str().unwrap().to_string(),
+                    m["games"].as_u64().unwrap(),
+                    m["first_wins"].as_u64().unwrap(),
+                    m["draws"].as_u64().unwrap(),
+                    m["second_wins"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    fn totals(v: &Value) -> [u64; 4] {
+        ["games", "first_wins", "draws", "second_wins"].map(|k| v[k].as_u64().unwrap())
+    }
+
+    fn mv(m: &str, g: u64, f: u64, d: u64, s: u64) -> (String, u64, u64, u64, u64) {
+        (m.to_string(), g, f, d, s)
+    }
+
+    /// The fixtures' expected numbers are worked out by hand in `tests/data/store/README.md`'s
+    /// terms: five distinct legal games (g1–g5), one duplicate, one illegal game.
+    #[test]
+    fn import_then_explore_the_fixtures() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("f.db");
+        let db = db.to_str().unwrap();
+        let src = fixture("store");
+        let (code, report) = qipu(&["import", src.to_str().unwrap(), "--db", db, "--json"]);
+        assert_eq!(code, 1, "one game is rejected");
+        assert_eq!(report["files"], 3);
+        assert_eq!(report["games_read"], 7);
+        assert_eq!(report["imported"], 5);
+        assert_eq!(report["duplicates"], 1);
+        assert_eq!(report["rejected"], 1);
+        let err = &report["errors"][0];
+        assert!(err["file"].as_str().unwrap().ends_with("c.pgn"));
+        assert_eq!(
+            (err["game"].as_u64(), err["ply"].as_u64()),
+            (Some(0), Some(3))
+        );
+        assert!(err["reason"].as_str().unwrap().contains("h2h9"));
+
+        let start = explore(db, &[]);
+        assert_eq!(totals(&start), [5, 2, 1, 2]);
+        assert_eq!(
+            moves(&start),
+            vec![
+                mv("h2e2", 2, 1, 1, 0),
+                mv("b2e2", 1, 1, 0, 0),
+                mv("c3c4", 1, 0, 0, 1),
+                mv("f0e1", 1, 0, 0, 1),
+            ]
+        );
+        assert_eq!(start["opening"]["ecco"], "B00");
+        assert_eq!(start["opening"]["name"], "中炮局");
+        assert_eq!(start["moves"][0]["notation"]["wxf"], "C2.5");
+        assert_eq!(start["moves"][0]["avg_rating"], 2350.0);
+        assert_eq!(start["moves"][0]["last_date"], "2001-05-02");
+        assert_eq!(start["key"].as_str().unwrap().len(), 16);
+        let top: Vec<&str> = start["top_games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["date"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            top,
+            [
+                "2001-05-01",
+                "2003-01-12",
+                "2003-01-10",
+                "2001-05-03",
+                "2001-05-02"
+            ]
+        );
+        assert_eq!(start["top_games"][0]["first"], "Alpha");
+        assert_eq!(start["top_games"][0]["result"], "1-0");
+
+        // After 炮二平五 (any notation in): Black to move, score for Black.
+        let after = explore(db, &["--moves", "炮二平五"]);
+        assert_eq!(
+            moves(&after),
+            vec![mv("b9c7", 1, 0, 1, 0), mv("h9g7", 1, 1, 0, 0)]
+        );
+        let scores: Vec<f64> = after["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["score"].as_f64().unwrap())
+            .collect();
+        assert_eq!(scores, [0.5, 0.0]);
+
+        // g1 and g2 transpose after four plies; g2 ends there.
+        let t = explore(db, &["--moves", "h2e2", "b9c7", "h0g2", "h9g7"]);
+        assert_eq!(totals(&t), [2, 1, 1, 0]);
+        assert_eq!(moves(&t), vec![mv("i0h0", 1, 1, 0, 0)]);
+
+        // Mirror: b2e2 (g5, answered h9g7 = mirrored b9c7) joins h2e2.
+        let m = explore(db, &["--moves", "h2e2", "--mirror"]);
+        assert_eq!(totals(&m), [3, 2, 1, 0]);
+        assert_eq!(
+            moves(&m),
+            vec![mv("b9c7", 2, 1, 1, 0), mv("h9g7", 1, 1, 0, 0)]
+        );
+
+        // Filters.
+        // Alpha has Black in g2 (Gamma–Alpha, h2e2, draw) and g4 (Delta–Alpha, f0e1, 0-1).
+        let f = explore(db, &["--player", "alpha", "--side", "second"]);
+        assert_eq!(
+            moves(&f),
+            vec![mv("f0e1", 1, 0, 0, 1), mv("h2e2", 1, 0, 1, 0)]
+        );
+        let f = explore(db, &["--since", "2003"]);
+        assert_eq!(totals(&f), [2, 1, 0, 1]);
+        let f = explore(db, &["--min-rating", "2300"]);
+        assert_eq!(moves(&f), vec![mv("h2e2", 1, 1, 0, 0)]);
+        let f = explore(db, &["--event", "club", "--limit", "1"]);
+        assert_eq!(totals(&f), [2, 1, 0, 1]);
+        assert_eq!(moves(&f).len(), 1);
+
+        // Re-import: nothing changes.
+        let (code, again) = qipu(&["import", src.to_str().unwrap(), "--db", db, "--json"]);
+        assert_eq!(code, 1);
+        assert_eq!(
+            (again["imported"].as_u64(), again["duplicates"].as_u64()),
+            (Some(0), Some(6))
+        );
+        assert_eq!(explore(db, &[]), start);
+
+        // Human output, export and stats run.
+        let out = Command::new(env!("CARGO_BIN_EXE_qipu"))
+            .args(["explore", "--db", db])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("炮二平五") && text.contains("5 games"),
+            "{text}"
+        );
+        let games_csv = dir.path().join("g.csv");
+        let pos_csv = dir.path().join("p.csv");
+        let (code, _) = qipu(&[
+            "export",
+            "--db",
+            db,
+            "--games",
+            games_csv.to_str().unwrap(),
+            "--positions",
+            pos_csv.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0);
+        let mut r = csv::Reader::from_path(&games_csv).unwrap();
+        assert_eq!(r.records().count(), 5);
+        let mut r = csv::Reader::from_path(&pos_csv).unwrap();
+        let rows: Vec<csv::StringRecord> = r.records().map(|r| r.unwrap()).collect();
+        let start_rows: u64 = rows
+            .iter()
+            .filter(|r| &r[0] == start["key"].as_str().unwrap())
+            .map(|r| r[2].parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(start_rows, 5);
+        let (code, stats) = qipu(&["stats", "--db", db, "--json"]);
+        assert_eq!(code, 0);
+        assert_eq!(stats["games"]["xiangqi"], 5);
+        assert_eq!(stats["max_ply"], 40);
+    }
+
+    #[test]
+    fn fatal_errors_exit_2() {
+        let (code, _) = qipu(&["import", "/no/such/path", "--db", "/tmp/never.db"]);
+        assert_eq!(code, 2);
+        let (code, _) = qipu(&["explore", "--db", "/no/such.db"]);
+        assert_eq!(code, 2);
+    }
+
+    /// Everything a database says, in a form that does not depend on row ids.
+    fn dump(db: &Path) -> (Vec<String>, Vec<String>) {
+        let s = Store::open_read_only(db).unwrap();
+        let mut rows = Vec::new();
+        s.for_each_position_move(|k, r| {
+            rows.push(format!("{k:016x} {r:?}"));
+            Ok(())
+        })
+        .unwrap();
+        let mut games: Vec<String> = Variant::ALL
+            .iter()
+            .flat_map(|&v| s.games(v).map(|g| g.unwrap()))
+            .map(|g| format!("{:?} {:?} {:?}", g.moves, g.tags, g.result))
+            .collect();
+        games.sort();
+        (rows, games)
+    }
+
+    fn count_games(db: &Path) -> Option<u64> {
+        let s = Store::open_read_only(db).ok()?;
+        s.stats()
+            .ok()
+            .map(|st| st.games.iter().map(|v| v.games).sum())
+    }
+
+    /// Kills a real `qipu import` child after its first committed batches, runs the same
+    /// import again, and compares with a clean import of the bundled sample.
+    #[test]
+    fn killed_import_then_rerun_equals_clean_import() {
+        let data: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+        let dir = tempfile::tempdir().unwrap();
+        let clean = dir.path().join("clean.db");
+        let (code, report) = qipu(&[
+            "import",
+            data.to_str().unwrap(),
+            "--db",
+            clean.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{report}");
+        let total = count_games(&clean).unwrap();
+        assert!(total > 1000);
+
+        let mut killed_mid_way = false;
+        for attempt in 0..5 {
+            let db = dir.path().join(format!("killed{attempt}.db"));
+            let mut child = Command::new(env!("CARGO_BIN_EXE_qipu"))
+                .args([
+                    "import",
+                    data.to_str().unwrap(),
+                    "--db",
+                    db.to_str().unwrap(),
+                ])
+                .args(["--batch-games", "20"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let started = Instant::now();
+            let at_kill = loop {
+                if let Some(n) = count_games(&db).filter(|&n| n > 0) {
+                    // Let it run into the middle of a later batch, then kill -9.
+                    std::thread::sleep(Duration::from_millis(3 * attempt));
+                    child.kill().unwrap();
+                    break n;
+                }
+                if started.elapsed() > Duration::from_secs(60)
+                    || child.try_wait().unwrap().is_some()
+                {
+                    break total;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            };
+            child.wait().unwrap();
+            let after_kill = count_games(&db).unwrap_or(0);
+            if at_kill >= total || after_kill >= total {
+                continue; // finished before the kill: try again, killing sooner
+            }
+            killed_mid_way = true;
+            let (code, _) = qipu(&[
+                "import",
+                data.to_str().unwrap(),
+                "--db",
+                db.to_str().unwrap(),
+            ]);
+            assert_eq!(code, 0);
+            assert_eq!(
+                dump(&db),
+                dump(&clean),
+                "kill after {after_kill} of {total} games"
+            );
+            break;
+        }
+        assert!(
+            killed_mid_way,
+            "the import always finished before it could be killed"
+        );
+    }
+}
+
+mod shared {
+    use std::{
+        collections::HashSet,
+        io::{BufRead, BufReader},
+        path::Path,
+        process::Command,
+        time::Instant,
+    };
+
+    use qipu::{
+        explorer::{explore, Query},
+        rules::{AnyPosition, Color, Move, Outcome, Variant},
+        store::Store,
+    };
+    use serde_json::Value;
+
+    use crate::{
+        common::{fs_move, shared_dir},
+        pipeline::{expected, observed, TestGame},
+    };
+
+    fn import(paths: &[&Path], db: &Path, extra: &[&str]) -> (i32, Value) {
+        let out = Command::new(env!("CARGO_BIN_EXE_qipu"))
+            .arg("import")
+            .args(paths)
+            .args(["--db", db.to_str().unwrap(), "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let v = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code().unwrap_or(-1), v)
+    }
+
+    /// `[Name "value"]` headers of a Big5 PGN, decoded here without qipu's readers.
+    fn headers(path: &Path) -> Vec<(String, String)> {
+        let bytes = std::fs::read(path).unwrap();
+        let (text, _, _) = encoding_rs::BIG5.decode(&bytes);
+        text.lines()
+            .filter_map(|l| {
+                let l = l.trim().strip_prefix('[')?.strip_suffix(']')?;
+                let (name, rest) = l.split_once(' ')?;
+                Some((name.to_string(), rest.trim().trim_matches('"').to_string()))
+            })
+            .collect()
+    }
+
+    /// The Asian Cup games of the bundled sample, read from the shared reference file (an
+    /// independent reading: FEN + moves in Fairy-Stockfish squares + result), counted by
+    /// `expected` and compared with `qipu import` + `explore` over the same PGN files.
+    #[test]
+    #[ignore = "needs ../shared (run by .ci/run)"]
+    fn explore_equals_the_reference_reading_of_the_sample() {
+        let Some(shared) = shared_dir() else { return };
+        let src = shared.join("data/xiangqi/ccpd/Dataset/對局/大師對局/以賽事分類/亞洲杯");
+        let reference = shared.join("reference/xiangqi-ccpd.jsonl.gz");
+        let gz = flate2::read::GzDecoder::new(std::fs::File::open(reference).unwrap());
+        let mut seen = HashSet::new();
+        let mut games = Vec::new();
+        for line in BufReader::new(gz).lines() {
+            let r: Value = serde_json::from_str(&line.unwrap()).unwrap();
+            let file = r["file"].as_str().unwrap();
+            if !file.contains("/亞洲杯/") || r["status"] != "ok" {
+                continue;
+            }
+            let h = headers(&shared.join(file));
+            let tag = |n: &str| h.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+            let moves: Vec<Move> = r["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| fs_move(m.as_str().unwrap()))
+                .collect();
+            // qipu's duplicate rule: same start, moves, players and date.
+            let id = (moves.clone(), tag("Red"), tag("Black"), tag("Date"));
+            if !seen.insert(id) {
+                continue;
+            }
+            let result = match r["result"].as_str() {
+                Some("1-0") => Some(Outcome::Decisive {
+                    winner: Color::First,
+                }),
+                Some("0-1") => Some(Outcome::Decisive {
+                    winner: Color::Second,
+                }),
+                Some("1/2-1/2") => Some(Outcome::Draw),
+                _ => None,
+            };
+            games.push(TestGame {
+                variant: Variant::Xiangqi,
+                moves,
+                first: None,
+                second: None,
+                date: None,
+                ratings: [None, None],
+                result,
+                event: None,
+                ecco: None,
+            });
+        }
+        assert!(games.len() > 500, "{} games", games.len());
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("asian-cup.db");
+        let (code, report) = import(&[&src], &db, &[]);
+        assert_eq!(code, 0, "{report}");
+        assert_eq!(report["imported"].as_u64(), Some(games.len() as u64));
+        let store = Store::open_read_only(&db).unwrap();
+        let mut probes = vec![Vec::new()];
+        for g in games.iter().step_by(25) {
+            for n in [1, 2, 4, 8, 16, 30] {
+                if n <= g.moves.len() {
+                    probes.push(g.moves[..n].to_vec());
+                }
+            }
+        }
+        for line in &probes {
+            let mut pos = AnyPosition::new(Variant::Xiangqi);
+            for &m in line {
+                pos.play_unchecked(m);
+            }
+            let want = expected(&games, pos.key(), 40, |_| true);
+            let q = Query {
+                variant: "xiangqi".into(),
+                moves: line.iter().map(|m| m.to_string()).collect(),
+                ..Query::default()
+            };
+            let got = explore(&store, &q).unwrap();
+            assert_eq!(observed(&got), want, "after {line:?}");
+        }
+        println!(
+            "{} positions checked against the reference reading",
+            probes.len()
+        );
+    }
+
+    fn raw_size(dir: &Path) -> u64 {
+        let mut total = 0;
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                total += raw_size(&p);
+            } else {
+                total += e.metadata().map(|m| m.len()).unwrap_or(0);
+            }
+        }
+        total
+    }
+
+    /// Imports every collection in `../shared/data` into one database and prints games/s,
+    /// peak memory, database size and lookup time.
+    #[test]
+    #[ignore = "needs ../shared (run by .ci/run)"]
+    fn whole_shared_corpus_import() {
+        let Some(shared) = shared_dir() else { return };
+        let data = shared.join("data");
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("all.db");
+        let (code, r) = import(&[&data], &db, &[]);
+        assert!(code == 0 || code == 1, "fatal: {r}");
+        let mib = |v: &Value| v.as_f64().unwrap_or(0.0) / 1048576.0;
+        let raw = raw_size(&data) as f64 / 1048576.0;
+        println!(
+            "whole corpus: {} games read, {} imported, {} duplicates, {} rejected, {} errors; \
+             {:.1} s = {:.0} games/s; peak memory {:.0} MiB; database {:.1} MiB (raw input {:.1} MiB)",
+            r["games_read"],
+            r["imported"],
+            r["duplicates"],
+            r["rejected"],
+            r["errors"].as_array().map_or(0, Vec::len),
+            r["seconds"].as_f64().unwrap_or(0.0),
+            r["games_per_second"].as_f64().unwrap_or(0.0),
+            mib(&r["peak_rss_bytes"]),
+            mib(&r["db_bytes"]),
+            raw
+        );
+        assert!(r["imported"].as_u64().unwrap() > 40_000);
+        assert!(mib(&r["peak_rss_bytes"]) < 1024.0);
+
+        let store = Store::open_read_only(&db).unwrap();
+        let mut lines = Vec::new();
+        for v in Variant::ALL {
+            for g in store.games(v).step_by(50).take(200) {
+                let g = g.unwrap();
+                if g.start_fen != v.start_fen() {
+                    continue;
+                }
+                for n in [0, 4, 10, 20] {
+                    if n <= g.moves.len() {
+                        let moves = g.moves[..n].iter().map(|m| m.to_string()).collect();
+                        lines.push(Query {
+                            variant: v.name().into(),
+                            moves,
+                            ..Query::default()
+                        });
+                    }
+                }
+            }
+        }
+        let t = Instant::now();
+        for q in &lines {
+            explore(&store, q).unwrap();
+        }
+        let per = t.elapsed().as_secs_f64() / lines.len() as f64;
+        println!(
+            "explorer: {} lookups, {:.3} ms each ({:.0} lookups/s)",
+            lines.len(),
+            per * 1000.0,
+            1.0 / per
+        );
+    }
+}

@@ -22,8 +22,9 @@ pub struct ExploreArgs {
     /// Start position (default: the standard start).
     #[arg(long)]
     fen: Option<String>,
-    /// Moves played from the start, in any supported notation.
-    #[arg(long, num_args = 1.., allow_hyphen_values = true)]
+    /// Moves played from the start, in any supported notation (several values, or one
+    /// quoted string).
+    #[arg(long, num_args = 1..)]
     moves: Vec<String>,
     /// Only games on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).
     #[arg(long)]

@@ -42,9 +42,8 @@ pub struct ImportArgs {
 }
 
 /// Every game of every path, in order.
-fn read_inputs(paths: &[PathBuf]) -> impl Iterator<Item = Result<Game, GameError>> + Send {
+fn read_inputs(paths: Vec<PathBuf>) -> impl Iterator<Item = Result<Game, GameError>> + Send {
     paths
-        .to_vec()
         .into_iter()
         .flat_map(|p| crate::formats::read_path(&p))
 }
@@ -115,7 +114,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
     let pb = progress_bar();
     let report: ImportReport = run_import(
         &mut store,
-        read_inputs(&args.paths),
+        read_inputs(args.paths.clone()),
         &opts,
         |p: &Progress| {
             let secs = started.elapsed().as_secs_f64().max(1e-9);

@@ -3,6 +3,7 @@
 mod book;
 mod explore;
 mod export;
+mod import;
 mod position_args;
 mod probe;
 mod rules_cmds;
@@ -27,6 +28,8 @@ enum Command {
     Perft(rules_cmds::PerftArgs),
     /// Print the legal moves of a position, sorted, on one line.
     Moves(rules_cmds::MovesArgs),
+    /// Read game files, folders and zip archives into a database.
+    Import(import::ImportArgs),
     /// Build an engine opening book (BOOK.DAT, .obk or qipu) from game records.
     Book(book::BookArgs),
     /// Read a book back: the moves stored for a position (BOOK.DAT, .obk or qipu).
@@ -48,6 +51,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => rules_cmds::perft(&args),
         Command::Moves(args) => rules_cmds::moves(&args),
+        Command::Import(args) => import::import(&args),
         Command::Book(args) => book::book(&args),
         Command::Probe(args) => probe::probe(&args),
         Command::Serve(args) => serve::serve(&args),

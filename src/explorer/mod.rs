@@ -377,7 +377,8 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
         .into_iter()
         .filter_map(|(m, t)| m.map(|m| (m, t)))
         .collect();
-    moves.sort_by(|a, b| b.1.games.cmp(&a.1.games).then(a.0.cmp(&b.0)));
+    // Most played first; ties in canonical text order.
+    moves.sort_by_cached_key(|(m, t)| (std::cmp::Reverse(t.games), m.to_string()));
     if q.limit > 0 {
         moves.truncate(q.limit);
     }

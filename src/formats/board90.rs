@@ -193,15 +193,14 @@ pub(crate) fn read_tree(
     if nodes.is_empty() {
         return Ok(Vec::new());
     }
-    let mut taken: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
-    build_line(&mut taken, 0, true, 0)
+    build_line(&mut nodes, 0, true, 0)
 }
 
 /// The line starting at `start` (following `child` links); each node's alternatives are the
 /// lines starting at its `sibling` chain, except for the first node of a line that is itself
 /// an alternative (its siblings belong to the node it is an alternative to).
 fn build_line(
-    nodes: &mut [Option<Node>],
+    nodes: &mut [Node],
     start: usize,
     first_has_siblings: bool,
     depth: usize,
@@ -214,28 +213,29 @@ fn build_line(
     let mut line = Vec::new();
     let mut cur = Some(start);
     let mut first = true;
+    // Links only point to later records (a record is linked when it is read, after the one
+    // it hangs off), so following them always ends and visits each record once.
     while let Some(i) = cur {
-        let Some(node) = nodes.get_mut(i).and_then(Option::take) else {
-            return Err("move tree links back to an earlier move".to_string());
+        let Some(node) = nodes.get_mut(i) else {
+            return Err("move tree links to a missing record".to_string());
         };
+        let text = std::mem::take(&mut node.text);
+        let comment = node.comment.take();
+        let (child, sibling) = (node.child, node.sibling);
         let mut variations = Vec::new();
         if !first || first_has_siblings {
-            let mut sib = node.sibling;
+            let mut sib = sibling;
             while let Some(s) = sib {
-                let next_sib = nodes
-                    .get(s)
-                    .and_then(|n| n.as_ref())
-                    .and_then(|n| n.sibling);
+                sib = nodes.get(s).and_then(|n| n.sibling);
                 variations.push(build_line(nodes, s, false, depth + 1)?);
-                sib = next_sib;
             }
         }
         line.push(MoveNode {
-            text: node.text,
-            comment: node.comment,
+            text,
+            comment,
             variations,
         });
-        cur = node.child;
+        cur = child;
         first = false;
     }
     Ok(line)

@@ -24,14 +24,24 @@ use crate::rules::{Color, Piece, Variant};
 const HEADER: usize = 0x400;
 const COPYRIGHT: &[u8; 32] = b"[(C) Copyright Mr. Dong Shiwei.]";
 
-/// Whether the bytes look like an XQF file (magic `XQ` and a version byte 10–18).
+/// Whether the bytes look like an XQF file: magic `XQ` and a version byte 10–18; version 10
+/// (`0x0A`, a line feed) also needs its reserved bytes 3–15 to be zero, so that a text file
+/// starting with the line `XQ` is not taken for one.
 ///
 /// ```
 /// assert!(qipu::formats::xqf::sniff(b"XQ\x0a\0\0"));
+/// assert!(!qipu::formats::xqf::sniff(b"XQ\nrnbakabnr"));
 /// assert!(!qipu::formats::xqf::sniff(b"[Game \"Chinese Chess\"]"));
 /// ```
 pub fn sniff(bytes: &[u8]) -> bool {
-    bytes.len() >= 3 && bytes.starts_with(b"XQ") && (10..=18).contains(&bytes[2])
+    let [b'X', b'Q', version, rest @ ..] = bytes else {
+        return false;
+    };
+    match version {
+        10 => rest.iter().take(13).all(|&b| b == 0),
+        11..=18 => true,
+        _ => false,
+    }
 }
 
 /// Reads the one game of an XQF file. A truncated or corrupt file gives one error.

@@ -14,6 +14,7 @@
 pub mod chinese;
 pub mod coord;
 pub mod korean;
+mod legal;
 pub mod san;
 pub mod vertical;
 pub mod wxf;
@@ -80,6 +81,68 @@ pub enum Notation {
     },
 }
 
+impl Notation {
+    /// Every notation, in the order of [`Notation::name`].
+    pub const ALL: [Notation; 8] = [
+        Notation::Coord,
+        Notation::Iccs,
+        Notation::FsUci,
+        Notation::Chinese { traditional: false },
+        Notation::Chinese { traditional: true },
+        Notation::Wxf,
+        Notation::Korean { hanja: false },
+        Notation::Korean { hanja: true },
+    ];
+
+    /// A short name for command lines and JSON: `coord`, `iccs`, `fs-uci`, `chinese`,
+    /// `chinese-traditional`, `wxf`, `korean`, `korean-hanja`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Notation::Coord => "coord",
+            Notation::Iccs => "iccs",
+            Notation::FsUci => "fs-uci",
+            Notation::Chinese { traditional: false } => "chinese",
+            Notation::Chinese { traditional: true } => "chinese-traditional",
+            Notation::Wxf => "wxf",
+            Notation::Korean { hanja: false } => "korean",
+            Notation::Korean { hanja: true } => "korean-hanja",
+        }
+    }
+}
+
+impl fmt::Display for Notation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Reads a notation name ([`Notation::name`], case-insensitive; also `ucci`, `uci`, `hanja`).
+///
+/// ```
+/// use qipu::notation::Notation;
+/// assert_eq!("WXF".parse::<Notation>(), Ok(Notation::Wxf));
+/// assert_eq!("chinese-traditional".parse(), Ok(Notation::Chinese { traditional: true }));
+/// assert!("morse".parse::<Notation>().is_err());
+/// ```
+impl std::str::FromStr for Notation {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let l = s.trim().to_ascii_lowercase();
+        if let Some(n) = Notation::ALL.into_iter().find(|n| n.name() == l) {
+            return Ok(n);
+        }
+        match l.as_str() {
+            "ucci" | "canonical" => Ok(Notation::Coord),
+            "uci" | "fs" => Ok(Notation::FsUci),
+            "hanja" => Ok(Notation::Korean { hanja: true }),
+            _ => Err(format!(
+                "unknown notation `{s}` (expected one of: {})",
+                Notation::ALL.map(Notation::name).join(", ")
+            )),
+        }
+    }
+}
+
 /// The legal moves of a position, generated on first use.
 pub(crate) struct Legal {
     list: Option<MoveList>,
@@ -90,8 +153,12 @@ impl Legal {
         Legal { list: None }
     }
 
+    /// Whether a move is legal: a direct test for Xiangqi, the legal-move list for Janggi.
     #[inline]
     pub(crate) fn contains(&mut self, pos: &AnyPosition, m: Move) -> bool {
+        if let AnyPosition::Xiangqi(_) = pos {
+            return legal::xiangqi(pos.board(), m);
+        }
         self.list
             .get_or_insert_with(|| pos.legal_moves())
             .contains(m)
@@ -273,10 +340,10 @@ fn read_with(
     }
     if first.is_some_and(|c| c.is_ascii()) && t.is_ascii() {
         if let Ok(c) = CoordMove::parse(t) {
-            let legal = pos.legal_moves();
+            let mut legal = Legal::new();
             return resolve_based(base, remember, c.forced_base(), text, |b| {
                 c.to_move(b, pos)
-                    .filter(|m| legal.contains(*m))
+                    .filter(|m| legal.contains(pos, *m))
                     .ok_or_else(|| NotationError::Illegal(text.to_string()))
             });
         }
@@ -306,11 +373,11 @@ fn read_with(
         return resolve_vertical(pos, r.iter(), text);
     }
     if let Some((c, role)) = korean::parse_lettered(t) {
-        let legal = pos.legal_moves();
+        let mut legal = Legal::new();
         return resolve_based(base, remember, c.forced_base(), text, |b| {
             c.to_move(b, pos)
                 .filter(|m| {
-                    legal.contains(*m)
+                    legal.contains(pos, *m)
                         && m.from()
                             .and_then(|f| pos.board().piece_at(f))
                             .map(|p| p.role)

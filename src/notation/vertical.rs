@@ -96,11 +96,17 @@ struct Group {
     sq: [Square; 10],
 }
 
+/// Filler for unused slots (evaluated at compile time).
+const A0: Square = match Square::new(0) {
+    Some(s) => s,
+    None => panic!("square 0 exists"),
+};
+
 impl Group {
     fn new() -> Group {
         Group {
             len: 0,
-            sq: [Square::from_coords(0, 0).unwrap_or_else(|| unreachable!()); 10],
+            sq: [A0; 10],
         }
     }
     fn push(&mut self, s: Square) {
@@ -116,17 +122,27 @@ impl Group {
 
 /// The mover's pieces of `role` on a board file, front to back.
 fn on_file(board: &Board, color: Color, role: Role, file: u8) -> Group {
+    let code = 1 + role as u8 + 7 * color as u8;
+    let sq = &board.sq;
     let mut g = Group::new();
+    let file = usize::from(file.min(8));
     // Walk from the mover's front to its back.
-    for i in 0..10u8 {
-        let rank = match color {
-            Color::First => 9 - i,
-            Color::Second => i,
-        };
-        if let Some(s) = Square::from_coords(file, rank) {
-            if let Some(p) = board.piece_at(s) {
-                if p.color == color && p.role == role {
-                    g.push(s);
+    match color {
+        Color::First => {
+            for rank in (0..10).rev() {
+                if sq[rank * 9 + file] == code {
+                    if let Some(s) = Square::from_coords(file as u8, rank as u8) {
+                        g.push(s);
+                    }
+                }
+            }
+        }
+        Color::Second => {
+            for rank in 0..10 {
+                if sq[rank * 9 + file] == code {
+                    if let Some(s) = Square::from_coords(file as u8, rank as u8) {
+                        g.push(s);
+                    }
                 }
             }
         }

@@ -1,5 +1,5 @@
 //! WXF / AXF symbolic notation and its dialects: `C2.5`, `C2=5`, `C25`, `H2+3`, `C+-2`,
-//! `+C.4`, `++.4`, `Pa.5`, `3+.4`, `33.4`, `+7.6`, Fairy-Stockfish's `15=6`, piece letters
+//! `+C.4`, `++.4`, `Pa.5`, `3+.4`, `33.4`, `+7.6`, `fC5-2`, Fairy-Stockfish's `15=6`, piece letters
 //! K A E/B H/N R C P (either case), G/M, digit codes 1–7, full-width characters.
 //!
 //! Some texts have two readings (`15=6`: a king on file 5, or the front pawn on file 5); every
@@ -110,6 +110,28 @@ pub fn parse(text: &str) -> Result<Readings, NotationError> {
         len: 0,
         items: [None; MAX_READINGS],
     };
+    // `fC5-2`: f/m/b (front/middle/back) before the letter, with the file kept.
+    if let [q @ (b'f' | b'm' | b'b'), l, f, o, x] = *b {
+        if let (Some(role), Some(f), Some(dir), Some(num)) = (
+            letter_role(l).filter(|_| l.is_ascii_uppercase()),
+            digit(f),
+            op(o),
+            digit(x),
+        ) {
+            let which = match q {
+                b'f' => Which::Front,
+                b'm' => Which::Middle,
+                _ => Which::Rear,
+            };
+            r.push(Vertical {
+                role: Some(role),
+                origin: Origin::OnFile(which, f),
+                dir,
+                num,
+            });
+            return Ok(r);
+        }
+    }
     let (c0, c1, dir, num) = match *b {
         [c0, c1, o, x] => (c0, c1, op(o).ok_or_else(err)?, digit(x).ok_or_else(err)?),
         // `C25`: the traverse written without a symbol.

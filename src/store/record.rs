@@ -7,8 +7,8 @@ use crate::{
 };
 
 /// Positions at plies below this also count towards the opening name of the position
-/// (ECCO classifies the first 20 plies; a margin covers transpositions).
-pub const OPENING_PLIES: usize = 30;
+/// (ECCO classifies by the first 20 plies).
+pub const OPENING_PLIES: usize = 20;
 
 /// A game replayed and reduced to what the store keeps: its identity hash, header, moves,
 /// and each distinct position it went through (up to the depth limit) with the move played
