@@ -3,13 +3,14 @@
 # /api/explore on a database, measured with wrk (Debian: apt-get install -y wrk).
 #
 #   scripts/bench-serve.sh [DB] [--endpoint explore|position] [--duration 20s]
-#                          [--connections 16] [--threads 4] [--depth 4]
+#                          [--connections 16] [--threads 4] [--depth 4] [--no-cache]
 #
 # DB defaults to target/bench/corpus.db; if that file does not exist it is built first with
 # `qipu import ../shared/data` (the whole shared corpus). The URLs are the positions of the
 # opening tree: from the start, every move played at least --min-games times, to --depth
 # plies (both variants), visited round-robin so that the cache of a single position does not
-# flatter the numbers. Target on 2 cores: >= 5,000 requests/s with p99 < 10 ms.
+# flatter the numbers; --no-cache measures every answer computed from SQLite. Target on
+# 2 cores: >= 5,000 requests/s with p99 < 10 ms.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,7 @@ connections=16
 workers=4
 depth=4
 min_games=20
+cache_mb=64
 while [ $# -gt 0 ]; do
   case "$1" in
     --endpoint) endpoint=$2; shift 2 ;;
@@ -28,7 +30,8 @@ while [ $# -gt 0 ]; do
     --threads) workers=$2; shift 2 ;;
     --depth) depth=$2; shift 2 ;;
     --min-games) min_games=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --no-cache) cache_mb=0; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) db=$1; shift ;;
   esac
 done
@@ -46,7 +49,7 @@ if [ "$endpoint" = explore ] && [ ! -f "$db" ]; then
 fi
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-server_args=(serve --addr "127.0.0.1:$port" --threads "$workers")
+server_args=(serve --addr "127.0.0.1:$port" --threads "$workers" --cache-mb "$cache_mb")
 [ "$endpoint" = explore ] && server_args+=(--db "$db")
 "$qipu" "${server_args[@]}" 2>target/bench-serve.log &
 server=$!
@@ -89,7 +92,7 @@ for variant in ("xiangqi", "janggi"):
 print("\n".join(out))
 PY
 count=$(wc -l <"$paths")
-echo "$count distinct positions ($endpoint), $connections connections, $workers server threads, $duration" >&2
+echo "$count distinct positions ($endpoint), $connections connections, $workers server threads, cache ${cache_mb} MiB, $duration" >&2
 
 lua=$(mktemp --suffix=.lua)
 trap 'kill "$server" 2>/dev/null || true; rm -f "$paths" "$lua"' EXIT
