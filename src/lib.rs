@@ -21,3 +21,4 @@ pub mod notation;
 pub mod pipeline;
 pub mod rules;
 pub mod store;
+pub mod web;

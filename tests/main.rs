@@ -4,8 +4,10 @@
 mod binfmt;
 mod book;
 mod common;
+mod e2e;
 mod formats;
 mod notation;
 mod pipeline;
 mod rules;
 mod store;
+mod web;

@@ -8,6 +8,7 @@ mod import;
 mod position_args;
 mod probe;
 mod rules_cmds;
+mod serve;
 mod stats;
 
 use std::{io::Write, process::ExitCode};
@@ -36,6 +37,8 @@ enum Command {
     Probe(probe::ProbeArgs),
     /// Rewrite game records of any supported format as UTF-8 PGN (or .gib for Janggi).
     Convert(convert::ConvertArgs),
+    /// Serve the HTTP JSON API and the web explorer page.
+    Serve(serve::ServeArgs),
     /// Statistics of a position and of every move played from it.
     Explore(explore::ExploreArgs),
     /// CSV of games and of position statistics.
@@ -55,6 +58,7 @@ pub fn main() -> ExitCode {
         Command::Book(args) => book::book(&args),
         Command::Probe(args) => probe::probe(&args),
         Command::Convert(args) => convert::convert(&args),
+        Command::Serve(args) => serve::serve(&args),
         Command::Explore(args) => explore::explore(&args),
         Command::Export(args) => export::export(&args),
         Command::Stats(args) => stats::stats(&args),

@@ -1,0 +1,602 @@
+// qipu opening explorer page. Talks to the JSON API of `qipu serve`; no external code.
+'use strict';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const S = 50;   // distance between two points
+const M = 44;   // margin around the grid
+const W = 2 * M + 8 * S;
+const H = 2 * M + 9 * S;
+
+const GLYPHS = {
+  xiangqi: {
+    first: { k: '帥', a: '仕', b: '相', n: '傌', r: '俥', c: '炮', p: '兵' },
+    second: { k: '將', a: '士', b: '象', n: '馬', r: '車', c: '砲', p: '卒' },
+  },
+  janggi: {
+    first: { k: '楚', a: '士', b: '象', n: '馬', r: '車', c: '包', p: '卒' },
+    second: { k: '漢', a: '士', b: '象', n: '馬', r: '車', c: '包', p: '兵' },
+  },
+};
+const SIDE_NAMES = {
+  xiangqi: { first: 'Red', second: 'Black' },
+  janggi: { first: 'Cho 초', second: 'Han 한' },
+};
+const NOTATIONS = {
+  xiangqi: [['chinese', 'Chinese 中文'], ['wxf', 'WXF'], ['coord', 'Coordinates']],
+  janggi: [['korean', 'Korean 한국'], ['coord', 'Coordinates']],
+};
+
+const state = {
+  variant: 'xiangqi',
+  startFen: null,       // null = the standard start
+  line: [],             // canonical moves of the line
+  notes: [],            // notation objects per ply where known
+  cursor: 0,            // plies of the line played on the board
+  flipped: false,
+  notation: 'chinese',
+  selected: null,       // square of the selected piece
+  position: null,       // answer of /api/position
+  explore: null,        // answer of /api/explore
+  database: false,
+  game: null,           // game shown in the dialog
+  seq: 0,               // request sequence, to drop stale answers
+};
+
+const $ = (id) => document.getElementById(id);
+
+function el(name, attrs, text) {
+  const e = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function h(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('data-')) e.setAttribute(k, v);
+    else e[k] = v;
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+// ---------------------------------------------------------------- API
+
+async function api(path, params) {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(params || {})) {
+    if (v !== null && v !== undefined && v !== '') qs.set(k, v);
+  }
+  const q = qs.toString();
+  const res = await fetch('/api/' + path + (q ? '?' + q : ''));
+  let body;
+  try { body = await res.json(); } catch (e) { body = { error: res.statusText }; }
+  if (!res.ok) throw new Error(body.error || ('HTTP ' + res.status));
+  return body;
+}
+
+function positionParams(plies) {
+  return {
+    variant: state.variant,
+    fen: state.startFen,
+    moves: state.line.slice(0, plies).join(','),
+  };
+}
+
+function filterParams() {
+  return {
+    since: $('f-since').value.trim(),
+    until: $('f-until').value.trim(),
+    min_rating: $('f-rating').value.trim(),
+    player: $('f-player').value.trim(),
+  };
+}
+
+// ---------------------------------------------------------------- board
+
+function sqXY(sq) {
+  let f = sq.charCodeAt(0) - 97;
+  let r = parseInt(sq.slice(1), 10);
+  if (state.flipped) { f = 8 - f; r = 9 - r; }
+  return [M + f * S, M + (9 - r) * S];
+}
+
+function xyToSquare(f, rowFromTop) {
+  let file = f;
+  let rank = 9 - rowFromTop;
+  if (state.flipped) { file = 8 - file; rank = 9 - rank; }
+  return String.fromCharCode(97 + file) + rank;
+}
+
+function drawGrid(svg) {
+  const janggi = state.variant === 'janggi';
+  svg.append(el('rect', { x: 0, y: 0, width: W, height: H, rx: 8, class: 'wood', fill: janggi ? '#e9c48a' : '#f0d9a6' }));
+  const g = el('g', { stroke: '#5a3d1e', 'stroke-width': 1.4, fill: 'none', 'stroke-linecap': 'square' });
+  g.append(el('rect', { x: M - 5, y: M - 5, width: 8 * S + 10, height: 9 * S + 10, 'stroke-width': 2.4 }));
+  for (let r = 0; r < 10; r++) g.append(el('line', { x1: M, y1: M + r * S, x2: M + 8 * S, y2: M + r * S }));
+  for (let f = 0; f < 9; f++) {
+    const x = M + f * S;
+    if (janggi || f === 0 || f === 8) {
+      g.append(el('line', { x1: x, y1: M, x2: x, y2: M + 9 * S }));
+    } else {
+      g.append(el('line', { x1: x, y1: M, x2: x, y2: M + 4 * S }));
+      g.append(el('line', { x1: x, y1: M + 5 * S, x2: x, y2: M + 9 * S }));
+    }
+  }
+  // Palaces: files d–f, three ranks at each end.
+  for (const top of [0, 7]) {
+    const y1 = M + top * S;
+    const y2 = y1 + 2 * S;
+    g.append(el('line', { x1: M + 3 * S, y1, x2: M + 5 * S, y2 }));
+    g.append(el('line', { x1: M + 5 * S, y1, x2: M + 3 * S, y2 }));
+  }
+  svg.append(g);
+  if (!janggi) {
+    // The river, and the marks at the cannons' and soldiers' start points.
+    const river = el('g', { class: 'river', fill: '#7a5a34', 'font-size': 26, 'text-anchor': 'middle', 'font-family': 'serif' });
+    const y = M + 4.5 * S + 9;
+    river.append(el('text', { x: M + 2 * S, y }, state.flipped ? '漢 界' : '楚 河'));
+    river.append(el('text', { x: M + 6 * S, y }, state.flipped ? '楚 河' : '漢 界'));
+    svg.append(river);
+    const marks = el('g', { stroke: '#5a3d1e', 'stroke-width': 1.2, fill: 'none' });
+    const points = [[1, 2], [7, 2], [0, 3], [2, 3], [4, 3], [6, 3], [8, 3]];
+    for (const [f, r] of points) {
+      for (const [ff, rr] of [[f, r], [f, 9 - r]]) {
+        const x = M + ff * S;
+        const yy = M + (9 - rr) * S;
+        for (const dx of [-1, 1]) {
+          if ((ff === 0 && dx < 0) || (ff === 8 && dx > 0)) continue;
+          for (const dy of [-1, 1]) {
+            const cx = x + dx * 4;
+            const cy = yy + dy * 4;
+            marks.append(el('polyline', { points: `${cx + dx * 9},${cy} ${cx},${cy} ${cx},${cy + dy * 9}` }));
+          }
+        }
+      }
+    }
+    svg.append(marks);
+  }
+  // Coordinates.
+  const labels = el('g', { fill: '#5a3d1e', 'font-size': 12, 'text-anchor': 'middle', class: 'coords' });
+  const zh = ['九', '八', '七', '六', '五', '四', '三', '二', '一'];
+  for (let f = 0; f < 9; f++) {
+    const file = state.flipped ? 8 - f : f;
+    const x = M + f * S;
+    if (janggi) {
+      labels.append(el('text', { x, y: H - 8 }, String.fromCharCode(97 + file)));
+    } else {
+      // Each side counts files from its own right.
+      const bottomFirst = !state.flipped;
+      const redLabel = zh[file];
+      const blackLabel = String(file + 1);
+      labels.append(el('text', { x, y: H - 8 }, bottomFirst ? redLabel : blackLabel));
+      labels.append(el('text', { x, y: 16 }, bottomFirst ? blackLabel : redLabel));
+    }
+  }
+  if (janggi) {
+    for (let r = 0; r < 10; r++) {
+      const rank = state.flipped ? r : 9 - r;
+      labels.append(el('text', { x: 14, y: M + r * S + 4 }, String(rank)));
+    }
+  }
+  svg.append(labels);
+}
+
+function octagon(cx, cy, r) {
+  const pts = [];
+  for (let i = 0; i < 8; i++) {
+    const a = Math.PI / 8 + (i * Math.PI) / 4;
+    pts.push(`${(cx + r * Math.cos(a)).toFixed(1)},${(cy + r * Math.sin(a)).toFixed(1)}`);
+  }
+  return pts.join(' ');
+}
+
+function drawPiece(svg, sq, letter) {
+  const [x, y] = sqXY(sq);
+  const side = letter === letter.toUpperCase() ? 'first' : 'second';
+  const role = letter.toLowerCase().replace('e', 'b').replace('h', 'n');
+  const glyph = GLYPHS[state.variant][side][role] || '?';
+  const g = el('g', { class: `piece ${side}`, 'data-square': sq, 'data-piece': letter });
+  if (state.variant === 'janggi') {
+    const r = role === 'k' ? 25 : (role === 'a' || role === 'p') ? 16.5 : 21;
+    const colour = side === 'first' ? '#10628a' : '#c8102e';
+    g.append(el('polygon', { points: octagon(x, y, r), fill: '#fbf3df', stroke: '#6b4a26', 'stroke-width': 1.6 }));
+    g.append(el('polygon', { points: octagon(x, y, r - 3.5), fill: 'none', stroke: colour, 'stroke-width': 1 }));
+    g.append(el('text', {
+      x, y: y + r * 0.36, 'text-anchor': 'middle', 'font-size': r * 1.05, fill: colour,
+      'font-family': 'serif', 'font-weight': 'bold',
+    }, glyph));
+  } else {
+    const colour = side === 'first' ? '#c8102e' : '#1a1a1a';
+    g.append(el('circle', { cx: x, cy: y + 1.5, r: 22, fill: '#9c7a4d' }));
+    g.append(el('circle', { cx: x, cy: y, r: 22, fill: '#f7e7c1', stroke: '#6b4a26', 'stroke-width': 1.4 }));
+    g.append(el('circle', { cx: x, cy: y, r: 18, fill: 'none', stroke: colour, 'stroke-width': 1.2 }));
+    g.append(el('text', {
+      x, y: y + 8, 'text-anchor': 'middle', 'font-size': 23, fill: colour,
+      'font-family': 'serif', 'font-weight': 'bold',
+    }, glyph));
+  }
+  svg.append(g);
+}
+
+function legalFrom() {
+  const map = new Map();
+  for (const m of (state.position ? state.position.legal : [])) {
+    if (m === 'pass') continue;
+    const from = m.slice(0, 2);
+    if (!map.has(from)) map.set(from, []);
+    map.get(from).push(m.slice(2));
+  }
+  return map;
+}
+
+function drawBoard() {
+  const svg = $('board');
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.replaceChildren();
+  drawGrid(svg);
+  const pos = state.position;
+  if (!pos) return;
+  const last = state.cursor > 0 ? state.line[state.cursor - 1] : null;
+  if (last && last !== 'pass') {
+    for (const sq of [last.slice(0, 2), last.slice(2, 4)]) {
+      const [x, y] = sqXY(sq);
+      svg.append(el('rect', { x: x - 25, y: y - 25, width: 50, height: 50, rx: 6, fill: '#6aa84f', opacity: 0.35, class: 'last' }));
+    }
+  }
+  if (pos.check) {
+    const king = pos.pieces.find((p) => p.piece === (pos.turn === 'first' ? 'K' : 'k'));
+    if (king) {
+      const [x, y] = sqXY(king.square);
+      svg.append(el('circle', { cx: x, cy: y, r: 27, fill: '#e53935', opacity: 0.45 }));
+    }
+  }
+  for (const p of pos.pieces) drawPiece(svg, p.square, p.piece);
+  if (state.selected) {
+    const [x, y] = sqXY(state.selected);
+    svg.append(el('circle', { cx: x, cy: y, r: 25, fill: 'none', stroke: '#2e7d32', 'stroke-width': 3, class: 'selected' }));
+    for (const to of legalFrom().get(state.selected) || []) {
+      const [tx, ty] = sqXY(to);
+      const occupied = pos.pieces.some((p) => p.square === to);
+      svg.append(occupied
+        ? el('circle', { cx: tx, cy: ty, r: 25, fill: 'none', stroke: '#2e7d32', 'stroke-width': 3, opacity: 0.7, class: 'target', 'data-target': to })
+        : el('circle', { cx: tx, cy: ty, r: 7, fill: '#2e7d32', opacity: 0.7, class: 'target', 'data-target': to }));
+    }
+  }
+}
+
+function onBoardClick(ev) {
+  const svg = $('board');
+  const pt = svg.createSVGPoint();
+  pt.x = ev.clientX;
+  pt.y = ev.clientY;
+  const ctm = svg.getScreenCTM();
+  if (!ctm || !state.position) return;
+  const p = pt.matrixTransform(ctm.inverse());
+  const f = Math.round((p.x - M) / S);
+  const row = Math.round((p.y - M) / S);
+  if (f < 0 || f > 8 || row < 0 || row > 9) return;
+  const sq = xyToSquare(f, row);
+  const moves = legalFrom();
+  if (state.selected && (moves.get(state.selected) || []).includes(sq)) {
+    const mv = state.selected + sq;
+    state.selected = null;
+    play(mv);
+    return;
+  }
+  state.selected = moves.has(sq) && sq !== state.selected ? sq : null;
+  drawBoard();
+}
+
+// ---------------------------------------------------------------- line
+
+function play(mv) {
+  const note = noteFor(mv);
+  if (state.line[state.cursor] === mv) {
+    state.cursor += 1;
+  } else {
+    state.line = state.line.slice(0, state.cursor);
+    state.notes = state.notes.slice(0, state.cursor);
+    state.line.push(mv);
+    state.cursor += 1;
+  }
+  if (note) state.notes[state.cursor - 1] = note;
+  refresh();
+}
+
+function noteFor(mv) {
+  const row = state.explore && state.explore.moves.find((m) => m.move === mv);
+  if (row) return row.notation;
+  const pos = state.position;
+  const i = pos ? pos.legal.indexOf(mv) : -1;
+  return i >= 0 ? pos.legal_notation[i] : null;
+}
+
+function moveText(mv, notation) {
+  if (state.notation !== 'coord' && notation && notation[state.notation]) return notation[state.notation];
+  return mv;
+}
+
+function goTo(ply) {
+  state.cursor = Math.max(0, Math.min(ply, state.line.length));
+  state.selected = null;
+  refresh();
+}
+
+function drawLine() {
+  const ol = $('line');
+  ol.replaceChildren();
+  state.line.forEach((mv, i) => {
+    const no = i % 2 === 0 ? h('span', { class: 'no' }, `${i / 2 + 1}.`) : null;
+    const cls = i + 1 === state.cursor ? 'current' : i >= state.cursor ? 'future' : '';
+    const li = h('li', { class: cls, 'data-ply': String(i + 1) }, no, moveText(mv, state.notes[i]));
+    li.addEventListener('click', () => goTo(i + 1));
+    ol.append(li);
+  });
+  $('start').disabled = state.cursor === 0;
+  $('back').disabled = state.cursor === 0;
+  $('forward').disabled = state.cursor >= state.line.length;
+  $('end').disabled = state.cursor >= state.line.length;
+}
+
+// ---------------------------------------------------------------- panel
+
+function pct(n, total) {
+  return total > 0 ? (100 * n) / total : 0;
+}
+
+function wdlBar(w, d, l) {
+  const total = w + d + l;
+  const bar = h('div', { class: 'wdl', title: `${SIDE_NAMES[state.variant].first} ${w} · draws ${d} · ${SIDE_NAMES[state.variant].second} ${l}` });
+  for (const [cls, n] of [['w', w], ['d', d], ['l', l]]) {
+    const p = pct(n, total);
+    const seg = h('span', { class: cls }, p >= 12 ? `${Math.round(p)}%` : '');
+    seg.style.width = `${p}%`;
+    bar.append(seg);
+  }
+  return bar;
+}
+
+function drawExplore() {
+  const ex = state.explore;
+  const tbody = $('moves').querySelector('tbody');
+  tbody.replaceChildren();
+  $('games').replaceChildren();
+  $('opening').replaceChildren();
+  $('totals').replaceChildren();
+  const note = $('explore-note');
+  note.textContent = '';
+  if (!state.database) {
+    note.textContent = 'No database attached: start the server with `qipu serve --db FILE` to see statistics.';
+    return;
+  }
+  if (!ex) return;
+  if (ex.opening) {
+    $('opening').append(h('span', { class: 'eco' }, ex.opening.ecco || ''), ex.opening.name || '');
+  }
+  const names = SIDE_NAMES[state.variant];
+  $('totals').append(
+    h('div', {}, `${ex.games.toLocaleString()} games · ${names.first} ${ex.first_wins} · draws ${ex.draws} · ${names.second} ${ex.second_wins}`),
+    wdlBar(ex.first_wins, ex.draws, ex.second_wins),
+  );
+  if (ex.moves.length === 0) note.textContent = 'No games continue from this position.';
+  for (const m of ex.moves) {
+    const tr = h('tr', { 'data-move': m.move, title: m.move },
+      h('td', { class: 'mv' }, moveText(m.move, m.notation)),
+      h('td', { class: 'num' }, `${m.games.toLocaleString()} `, h('small', {}, `${Math.round(pct(m.games, ex.games))}%`)),
+      h('td', { class: 'bar' }, wdlBar(m.first_wins, m.draws, m.second_wins)),
+      h('td', { class: 'num' }, `${(100 * m.score).toFixed(1)}%`),
+      h('td', { class: 'num' }, m.avg_rating === null || m.avg_rating === undefined ? '–' : String(Math.round(m.avg_rating))),
+    );
+    tr.addEventListener('click', () => play(m.move));
+    tbody.append(tr);
+  }
+  for (const g of ex.top_games) {
+    const li = h('li', { 'data-game': String(g.id) },
+      h('span', {}, g.first || '?'), h('span', { class: 'res' }, g.result), h('span', {}, g.second || '?'),
+      h('span', { class: 'meta' }, ` · ${[g.date, g.event].filter(Boolean).join(' · ')}`));
+    li.addEventListener('click', () => openGame(g.id));
+    $('games').append(li);
+  }
+  if (ex.top_games.length === 0) $('games').append(h('li', { class: 'note' }, 'No games.'));
+}
+
+function drawStatus() {
+  const pos = state.position;
+  const st = $('status');
+  st.replaceChildren();
+  if (!pos) return;
+  const names = SIDE_NAMES[state.variant];
+  if (pos.end) {
+    st.append(h('strong', {}, `Game over: ${pos.end.reason.replace('_', ' ')} — ${pos.end.result}`));
+  } else {
+    st.append(`${names[pos.turn]} to move`);
+    if (pos.check) st.append(' — ', h('span', { class: 'check' }, 'check!'));
+  }
+  $('fen').textContent = pos.fen;
+  $('pass').hidden = !pos.legal.includes('pass');
+}
+
+// ---------------------------------------------------------------- refresh
+
+async function refresh() {
+  const seq = ++state.seq;
+  saveHash();
+  document.body.classList.toggle('janggi', state.variant === 'janggi');
+  try {
+    const pos = await api('position', positionParams(state.cursor));
+    if (seq !== state.seq) return;
+    state.position = pos;
+    pos.moves_notation.forEach((n, i) => { state.notes[i] = n; });
+    if (state.line.slice(state.cursor).some((_, i) => !state.notes[state.cursor + i])) {
+      // Moves ahead of the board (a loaded line or game): how each is written.
+      const full = await api('position', positionParams(state.line.length));
+      if (seq !== state.seq) return;
+      full.moves_notation.forEach((n, i) => { state.notes[i] = n; });
+    }
+  } catch (e) {
+    if (seq !== state.seq) return;
+    $('status').textContent = e.message;
+    return;
+  }
+  let explore = null;
+  if (state.database) {
+    try {
+      explore = await api('explore', { ...positionParams(state.cursor), ...filterParams() });
+    } catch (e) {
+      if (seq !== state.seq) return;
+      state.explore = null;
+      drawAll();
+      $('explore-note').textContent = e.message;
+      return;
+    }
+  }
+  if (seq !== state.seq) return;
+  state.explore = explore;
+  drawAll();
+}
+
+function drawAll() {
+  drawBoard();
+  drawStatus();
+  drawLine();
+  drawExplore();
+  document.body.dataset.ready = String(state.seq);
+}
+
+function saveHash() {
+  const qs = new URLSearchParams();
+  qs.set('variant', state.variant);
+  if (state.startFen) qs.set('fen', state.startFen);
+  if (state.line.length) qs.set('moves', state.line.join(','));
+  if (state.cursor !== state.line.length) qs.set('ply', String(state.cursor));
+  history.replaceState(null, '', '#' + qs.toString());
+}
+
+function loadHash() {
+  const qs = new URLSearchParams(location.hash.slice(1));
+  const v = qs.get('variant');
+  if (v === 'xiangqi' || v === 'janggi') state.variant = v;
+  state.startFen = qs.get('fen') || null;
+  state.line = (qs.get('moves') || '').split(',').filter(Boolean);
+  const ply = parseInt(qs.get('ply') || '', 10);
+  state.cursor = Number.isFinite(ply) ? Math.max(0, Math.min(ply, state.line.length)) : state.line.length;
+}
+
+function setVariant(v) {
+  state.variant = v;
+  $('variant').value = v;
+  const sel = $('notation');
+  sel.replaceChildren();
+  for (const [value, label] of NOTATIONS[v]) sel.append(h('option', { value }, label));
+  if (!NOTATIONS[v].some(([value]) => value === state.notation)) state.notation = NOTATIONS[v][0][0];
+  sel.value = state.notation;
+}
+
+// ---------------------------------------------------------------- paste
+
+async function loadText() {
+  const text = $('load-text').value.trim();
+  $('load-error').textContent = '';
+  if (!text) return;
+  const looksFen = /^[1-9a-zA-Z]+(\/[1-9a-zA-Z]+){9}(\s|$)/.test(text);
+  try {
+    if (looksFen) {
+      const pos = await api('position', { variant: state.variant, fen: text });
+      state.startFen = pos.start_fen;
+      state.line = [];
+    } else {
+      // Drop move numbers ("1.", "12...") and results, keep the moves.
+      const moves = text
+        .replace(/\{[^}]*\}/g, ' ')
+        .split(/[\s,]+/)
+        .map((t) => t.replace(/^\d+\.+/, ''))
+        .filter((t) => t && !/^(1-0|0-1|1\/2-1\/2|\*)$/.test(t));
+      const pos = await api('position', { variant: state.variant, fen: state.startFen, moves: moves.join(',') });
+      state.line = pos.moves;
+    }
+    state.notes = [];
+    state.cursor = state.line.length;
+    state.selected = null;
+    refresh();
+  } catch (e) {
+    $('load-error').textContent = e.message;
+  }
+}
+
+// ---------------------------------------------------------------- game dialog
+
+async function openGame(id) {
+  const dlg = $('game-dialog');
+  try {
+    const g = await api('games/' + encodeURIComponent(id));
+    state.game = g;
+    const tags = new Map(g.tags || []);
+    const first = tags.get('Red') || tags.get('Cho') || '?';
+    const second = tags.get('Black') || tags.get('Han') || '?';
+    $('game-title').textContent = `${first} ${g.result} ${second}`;
+    const dl = $('game-tags');
+    dl.replaceChildren();
+    for (const [k, v] of g.tags || []) dl.append(h('dt', {}, k), h('dd', {}, v));
+    if (g.source && g.source.file) dl.append(h('dt', {}, 'Source'), h('dd', {}, `${g.source.file} #${g.source.index + 1}`));
+    $('game-moves').textContent = (g.moves || []).map((m, i) => (i % 2 === 0 ? `${i / 2 + 1}. ` : '') + m).join(' ');
+    $('game-pgn').textContent = g.pgn || '';
+    if (typeof dlg.showModal === 'function') dlg.showModal(); else dlg.setAttribute('open', '');
+  } catch (e) {
+    $('explore-note').textContent = `Game ${id}: ${e.message}`;
+  }
+}
+
+function playGame() {
+  const g = state.game;
+  if (!g) return;
+  const start = g.start_fen && g.start_fen !== g.standard_fen ? g.start_fen : null;
+  const samePrefix = start === state.startFen && state.line.slice(0, state.cursor).every((m, i) => g.moves[i] === m);
+  setVariant(g.variant || state.variant);
+  state.startFen = start;
+  state.line = g.moves.slice();
+  state.notes = [];
+  state.cursor = samePrefix ? Math.min(state.cursor, state.line.length) : 0;
+  state.selected = null;
+  $('game-dialog').close();
+  refresh();
+}
+
+// ---------------------------------------------------------------- start
+
+async function main() {
+  loadHash();
+  setVariant(state.variant);
+  $('variant').addEventListener('change', (e) => {
+    setVariant(e.target.value);
+    state.startFen = null; state.line = []; state.notes = []; state.cursor = 0; state.selected = null;
+    refresh();
+  });
+  $('notation').addEventListener('change', (e) => { state.notation = e.target.value; drawLine(); drawExplore(); });
+  $('flip').addEventListener('click', () => { state.flipped = !state.flipped; drawBoard(); });
+  $('board').addEventListener('click', onBoardClick);
+  $('start').addEventListener('click', () => goTo(0));
+  $('back').addEventListener('click', () => goTo(state.cursor - 1));
+  $('forward').addEventListener('click', () => goTo(state.cursor + 1));
+  $('end').addEventListener('click', () => goTo(state.line.length));
+  $('pass').addEventListener('click', () => play('pass'));
+  $('load-go').addEventListener('click', loadText);
+  $('f-apply').addEventListener('click', refresh);
+  $('game-load').addEventListener('click', playGame);
+  document.addEventListener('keydown', (e) => {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
+    if (e.key === 'ArrowLeft') goTo(state.cursor - 1);
+    if (e.key === 'ArrowRight') goTo(state.cursor + 1);
+  });
+  try {
+    const st = await api('status');
+    state.database = st.database;
+  } catch (e) {
+    state.database = false;
+  }
+  await refresh();
+}
+
+main();

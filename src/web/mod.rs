@@ -1,0 +1,46 @@
+//! `qipu serve`: the HTTP JSON API and the web explorer page.
+//!
+//! Routes (all `GET`; errors are JSON `{"error": "...", "status": N}`):
+//!
+//! | route | answer |
+//! |---|---|
+//! | `/` | the explorer page (HTML, script and style are embedded in the binary) |
+//! | `/api/status` | `{"version", "database", "books"}` |
+//! | `/api/position?variant=&fen=&moves=&rules=` | FEN, side to move, pieces, check, game end, legal moves (canonical and in WXF/Chinese or Korean) |
+//! | `/api/explore?variant=&fen=&moves=&since=&until=&min_rating=&player=&side=&event=&mirror=&limit=&top_games=` | the JSON of `qipu explore --json` |
+//! | `/api/games/{id}` | a stored game: tags, moves, result, source, PGN text |
+//! | `/api/probe?book=&variant=&fen=&moves=` | the moves a `--book` holds for the position (`book` may be left out with one book) |
+//!
+//! Bad parameters answer 400, unknown routes and games 404, other methods 405, over-long
+//! request targets 414; without a database (or books) their routes answer 503. Each worker
+//! thread keeps its own read-only SQLite connection (WAL: an import may write beside the
+//! server); answers of `/api/explore` and `/api/games` are cached until the database files
+//! change (checked every 250 ms). Parameters: `moves` is a list separated by commas or spaces in any notation
+//! (send a WXF `+` as `%2B`); unknown parameters are rejected so a misspelt filter is never
+//! silently ignored.
+//!
+//! ```
+//! use qipu::web::{route, Worker};
+//! let mut w = Worker::without_database();
+//! let r = route(&mut w, "GET", "/api/position?variant=janggi");
+//! assert_eq!(r.status, 200);
+//! let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+//! assert_eq!(v["turn"], "first");
+//! assert_eq!(v["legal"].as_array().unwrap().len(), 32);
+//! ```
+
+mod assets;
+pub mod cache;
+pub mod explore;
+pub mod game;
+pub mod position;
+pub mod query;
+mod reply;
+mod routes;
+mod server;
+mod worker;
+
+pub use reply::Reply;
+pub use routes::{route, ApiError};
+pub use server::{Config, Server};
+pub use worker::Worker;

@@ -1,0 +1,252 @@
+//! The router: request target → [`Reply`]. Pure (no sockets), so every route can be tested
+//! directly as well as over HTTP.
+
+use serde::Serialize;
+
+use super::{
+    assets,
+    game::{GameJson, GameParts},
+    position::{Line, PositionJson},
+    query::{BadRequest, Params, MAX_TARGET},
+    reply::{Reply, JSON},
+    worker::Worker,
+};
+use crate::{book::BookError, explorer, store::Store};
+
+/// Answers one request. Never panics on any input (the server also catches panics as a last
+/// resort and answers 500).
+///
+/// ```
+/// use qipu::web::{route, Worker};
+/// let mut w = Worker::without_database();
+/// assert_eq!(route(&mut w, "GET", "/api/position?moves=h2e2").status, 200);
+/// assert_eq!(route(&mut w, "GET", "/api/position?moves=h2h8").status, 400);
+/// assert_eq!(route(&mut w, "GET", "/nope").status, 404);
+/// ```
+pub fn route(worker: &mut Worker, method: &str, target: &str) -> Reply {
+    if target.len() > MAX_TARGET {
+        return Reply::error(
+            414,
+            &format!("request target too long (at most {MAX_TARGET} bytes)"),
+        );
+    }
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    if !matches!(method, "GET" | "HEAD") {
+        return Reply::error(405, &format!("method {method} not allowed (use GET)"));
+    }
+    let api = |f: fn(&mut Worker, &Params) -> Result<Reply, ApiError>, worker: &mut Worker| {
+        match Params::parse(query)
+            .map_err(ApiError::from)
+            .and_then(|p| f(worker, &p))
+        {
+            Ok(r) => r,
+            Err(e) => e.reply(),
+        }
+    };
+    match path {
+        "/" | "/index.html" => Reply::asset("text/html; charset=utf-8", assets::INDEX_HTML),
+        "/app.js" => Reply::asset("text/javascript; charset=utf-8", assets::APP_JS),
+        "/style.css" => Reply::asset("text/css; charset=utf-8", assets::STYLE_CSS),
+        "/favicon.svg" | "/favicon.ico" => Reply::asset("image/svg+xml", assets::FAVICON_SVG),
+        "/api/status" => api(status, worker),
+        "/api/position" => api(position, worker),
+        "/api/explore" => cached(worker, target, |w| api(explore, w)),
+        "/api/probe" => api(probe, worker),
+        _ => match path.strip_prefix("/api/games/") {
+            Some(id) => cached(worker, target, |w| match game(w, id, query) {
+                Ok(r) => r,
+                Err(e) => e.reply(),
+            }),
+            None => Reply::error(404, &format!("no such route `{}`", clip(path))),
+        },
+    }
+}
+
+/// Answers from the cache when possible; successful answers are stored.
+fn cached(worker: &mut Worker, key: &str, f: impl FnOnce(&mut Worker) -> Reply) -> Reply {
+    if let Some(body) = worker.cache().and_then(|c| c.get(key)) {
+        return Reply {
+            status: 200,
+            content_type: JSON,
+            body: body.to_vec().into(),
+        };
+    }
+    let reply = f(worker);
+    if reply.status == 200 {
+        if let Some(c) = worker.cache() {
+            c.put(key, reply.body.to_vec());
+        }
+    }
+    reply
+}
+
+/// Why an API call failed, mapped to a status code.
+#[derive(Debug)]
+pub enum ApiError {
+    /// 400: the client's parameters are wrong.
+    BadRequest(BadRequest),
+    /// 404: the thing asked for does not exist.
+    NotFound(String),
+    /// 503: the server was started without what the route needs.
+    Unavailable(String),
+    /// 500: the server failed.
+    Internal(String),
+}
+
+impl ApiError {
+    /// The JSON error answer.
+    pub fn reply(&self) -> Reply {
+        match self {
+            ApiError::BadRequest(e) => Reply::error(400, &e.0),
+            ApiError::NotFound(e) => Reply::error(404, e),
+            ApiError::Unavailable(e) => Reply::error(503, e),
+            ApiError::Internal(e) => Reply::error(500, e),
+        }
+    }
+}
+
+impl From<BadRequest> for ApiError {
+    fn from(e: BadRequest) -> Self {
+        ApiError::BadRequest(e)
+    }
+}
+
+/// Shortens text quoted back in an error message.
+fn clip(s: &str) -> String {
+    let mut out: String = s.chars().take(80).collect();
+    if out.len() < s.len() {
+        out.push('…');
+    }
+    out
+}
+
+fn status(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
+    params.only(&[])?;
+    #[derive(Serialize)]
+    struct Status<'a> {
+        version: &'static str,
+        database: bool,
+        books: Vec<&'a str>,
+    }
+    Ok(Reply::json(&Status {
+        version: env!("CARGO_PKG_VERSION"),
+        database: worker.has_database(),
+        books: worker.book_names(),
+    }))
+}
+
+fn position(_worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
+    params.only(&["variant", "fen", "moves", "rules"])?;
+    let line = Line::from_params(params)?;
+    Ok(Reply::json(&PositionJson::new(&line)))
+}
+
+const NO_DATABASE: &str = "no database: start the server with `qipu serve --db FILE`";
+
+fn store(worker: &Worker) -> Result<&Store, ApiError> {
+    worker
+        .store()
+        .ok_or_else(|| ApiError::Unavailable(NO_DATABASE.to_string()))
+}
+
+fn explore(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
+    let q = super::explore::query(params)?;
+    let store = store(worker)?;
+    match explorer::explore(store, &q) {
+        Ok(answer) => Ok(Reply::json(&answer)),
+        Err(explorer::Error::Query(m)) => Err(ApiError::BadRequest(BadRequest(m))),
+        Err(explorer::Error::Store(e)) => Err(ApiError::Internal(e.to_string())),
+    }
+}
+
+fn game(worker: &mut Worker, id: &str, query: &str) -> Result<Reply, ApiError> {
+    Params::parse(query)?.only(&[])?;
+    let id: i64 = match id.parse() {
+        Ok(n) if n > 0 => n,
+        _ => {
+            return Err(ApiError::BadRequest(BadRequest(format!(
+                "game id must be a positive integer, not `{}`",
+                clip(id)
+            ))))
+        }
+    };
+    let store = store(worker)?;
+    match store.game(id) {
+        Ok(Some(g)) => Ok(Reply::json(&GameJson::new(GameParts {
+            id: g.id,
+            variant: g.variant,
+            start_fen: &g.start_fen,
+            moves: &g.moves,
+            result: g.result,
+            tags: &g.tags,
+            source: &g.source,
+        }))),
+        Ok(None) => Err(ApiError::NotFound(format!("no game {id}"))),
+        Err(e) => Err(ApiError::Internal(e.to_string())),
+    }
+}
+
+fn probe(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
+    params.only(&["book", "variant", "fen", "moves", "rules"])?;
+    let line = Line::from_params(params)?;
+    if worker.book_names().is_empty() {
+        return Err(ApiError::Unavailable(
+            "no books: start the server with `qipu serve --book FILE`".to_string(),
+        ));
+    }
+    let (name, book) = worker.book(params.get("book")).ok_or_else(|| {
+        ApiError::BadRequest(BadRequest(format!(
+            "`book` must name one of the served books: {}",
+            worker.book_names().join(", ")
+        )))
+    })?;
+    let pos = &line.position;
+    let probed = book.probe(pos).map_err(|e| match e {
+        BookError::Unsupported(m) => ApiError::BadRequest(BadRequest(m)),
+        other => ApiError::Internal(other.to_string()),
+    })?;
+    #[derive(Serialize)]
+    struct ProbeMoveJson {
+        #[serde(rename = "move")]
+        mv: String,
+        notation: std::collections::BTreeMap<&'static str, String>,
+        weight: i64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        games: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        wins: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        draws: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        losses: Option<u32>,
+    }
+    #[derive(Serialize)]
+    struct ProbeJson<'a> {
+        book: &'a str,
+        format: &'static str,
+        variant: &'static str,
+        fen: String,
+        mirrored: bool,
+        moves: Vec<ProbeMoveJson>,
+    }
+    Ok(Reply::json(&ProbeJson {
+        book: name,
+        format: book.format().name(),
+        variant: pos.variant().name(),
+        fen: pos.fen(),
+        mirrored: probed.mirrored,
+        moves: probed
+            .moves
+            .iter()
+            .map(|m| ProbeMoveJson {
+                mv: m.mv.to_string(),
+                notation: super::position::notations(pos, m.mv),
+                weight: m.weight,
+                games: m.counts.and_then(|c| c.games),
+                wins: m.counts.map(|c| c.wins),
+                draws: m.counts.map(|c| c.draws),
+                losses: m.counts.map(|c| c.losses),
+            })
+            .collect(),
+    }))
+}

@@ -1,0 +1,95 @@
+//! Per-thread request context. Each worker thread of the server owns one [`Worker`]: its own
+//! read-only database connection (so the pool of read connections needs no lock; SQLite in WAL
+//! mode lets an import write beside them) and shared views of the configuration and the
+//! answer cache.
+
+use std::sync::Arc;
+
+use super::{cache::Cache, server::Config};
+use crate::{book::Book, store::Store};
+
+/// What a request handler may use. Created once per worker thread.
+#[derive(Debug)]
+pub struct Worker {
+    config: Arc<Config>,
+    store: Option<Store>,
+    cache: Option<Arc<Cache>>,
+    books: Vec<(String, Book)>,
+}
+
+impl Worker {
+    /// A worker for a server with no database and no books (the board and position routes
+    /// still work).
+    pub fn without_database() -> Worker {
+        Worker {
+            config: Arc::new(Config::default()),
+            store: None,
+            cache: None,
+            books: Vec::new(),
+        }
+    }
+
+    /// Opens the worker's own read-only connection to the configured database.
+    ///
+    /// # Errors
+    /// A message naming the file that could not be opened.
+    pub fn open(config: Arc<Config>, cache: Option<Arc<Cache>>) -> Result<Worker, String> {
+        let store = match &config.db {
+            Some(path) => Some(
+                Store::open_read_only(path)
+                    .map_err(|e| format!("cannot open {}: {e}", path.display()))?,
+            ),
+            None => None,
+        };
+        let books = config
+            .books
+            .iter()
+            .map(|(name, path)| {
+                Book::open(path)
+                    .map(|b| (name.clone(), b))
+                    .map_err(|e| format!("cannot open book {}: {e}", path.display()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Worker {
+            config,
+            store,
+            cache,
+            books,
+        })
+    }
+
+    /// Whether a database is attached.
+    pub fn has_database(&self) -> bool {
+        self.store.is_some()
+    }
+
+    /// The database connection, if any.
+    pub fn store(&self) -> Option<&Store> {
+        self.store.as_ref()
+    }
+
+    /// The answer cache, if enabled.
+    pub fn cache(&self) -> Option<&Cache> {
+        self.cache.as_deref()
+    }
+
+    /// The names under which the books are served (`book=` of `/api/probe`).
+    pub fn book_names(&self) -> Vec<&str> {
+        self.books.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
+    /// A book by name; with a single book the name may be left out.
+    pub fn book(&self, name: Option<&str>) -> Option<(&str, &Book)> {
+        match name {
+            None if self.books.len() == 1 => self.books.first(),
+            None => None,
+            Some(n) => self.books.iter().find(|(b, _)| b == n),
+        }
+        .map(|(n, b)| (n.as_str(), b))
+    }
+
+    /// The server configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+}
