@@ -33,7 +33,7 @@ use std::{
     fmt,
 };
 
-pub use opening::{ecco_name, opening_from_label};
+pub use opening::{ecco_name, name_position, opening_from_label};
 pub use types::{Explore, GameSummary, MoveStats, Opening, Query};
 
 use crate::{
@@ -396,10 +396,7 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
             last_date: t.last_date.clone(),
         })
         .collect();
-    let opening = labels
-        .into_iter()
-        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
-        .map(|(label, _)| opening_from_label(variant, &label));
+    let opening = opening::name_position(variant, &labels);
 
     Ok(Explore {
         variant: variant.name().to_string(),

@@ -1,6 +1,8 @@
 //! Opening names: the ECCO table (`data/ecco-names.tsv`, see `data/README.md` for its source)
 //! and the Janggi formations.
 
+use std::collections::HashMap;
+
 use super::Opening;
 use crate::rules::Variant;
 
@@ -45,4 +47,95 @@ pub fn opening_from_label(variant: Variant, label: &str) -> Opening {
             }
         }
     }
+}
+
+/// Names a position from the opening labels of the games through it (label → games).
+///
+/// Janggi: the most frequent formation pair. Xiangqi: ECCO classifies move sequences, not
+/// positions, so a position is named only as far as its games agree. The ECCO code that at
+/// least two thirds of the labelled games carry names it fully. Otherwise the name is the
+/// longest beginning of the opening names (the table's first column, e.g. `仙人指路…`) that two
+/// thirds of the games share, if it is at least two characters long, with the common prefix of
+/// their codes; otherwise the position has no name. The start position, where every opening
+/// passes, is not given one.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use qipu::{explorer::name_position, rules::Variant};
+/// let labels = |v: &[(&str, u64)]| -> HashMap<String, u64> {
+///     v.iter().map(|(k, n)| (k.to_string(), *n)).collect()
+/// };
+/// assert_eq!(name_position(Variant::Xiangqi, &labels(&[("A00", 3), ("C42", 3), ("E10", 3)])), None);
+/// assert_eq!(name_position(Variant::Xiangqi, &labels(&[("A01", 8), ("E10", 2)])).unwrap().ecco, "A01");
+/// let shared = name_position(Variant::Xiangqi, &labels(&[("C41", 4), ("C42", 4), ("A00", 1)])).unwrap();
+/// assert_eq!((shared.ecco.as_str(), shared.name.as_str()), ("C4", "中炮过河车互进七兵对屏风马平炮兑车"));
+/// ```
+pub fn name_position(variant: Variant, labels: &HashMap<String, u64>) -> Option<Opening> {
+    // Games without a label say nothing about the opening.
+    let labels: Vec<(&String, u64)> = labels
+        .iter()
+        .filter(|(l, _)| !l.is_empty())
+        .map(|(l, n)| (l, *n))
+        .collect();
+    let most = labels
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0)))?;
+    if variant == Variant::Janggi {
+        return Some(opening_from_label(variant, most.0));
+    }
+    let total: u64 = labels.iter().map(|(_, n)| n).sum();
+    let enough = |n: u64| 3 * n >= 2 * total;
+    if enough(most.1) {
+        return Some(opening_from_label(variant, most.0));
+    }
+    let named: Vec<(&String, Vec<char>, u64)> = labels
+        .iter()
+        .filter_map(|(code, n)| Some((*code, ecco_family(code)?.chars().collect(), *n)))
+        .collect();
+    // Grow the shared beginning one character at a time while two thirds of the games keep it.
+    let mut prefix: Vec<char> = Vec::new();
+    loop {
+        let mut next: HashMap<char, u64> = HashMap::new();
+        for (_, name, n) in &named {
+            if name.len() > prefix.len() && name.starts_with(&prefix) {
+                *next.entry(name[prefix.len()]).or_default() += n;
+            }
+        }
+        match next
+            .into_iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+        {
+            Some((c, n)) if enough(n) => prefix.push(c),
+            _ => break,
+        }
+    }
+    if prefix.len() < 2 {
+        return None;
+    }
+    let codes: Vec<&String> = named
+        .iter()
+        .filter(|(_, name, _)| name.starts_with(&prefix))
+        .map(|(c, _, _)| *c)
+        .collect();
+    let first = codes.first().map(|c| c.as_str()).unwrap_or("");
+    let common = codes.iter().fold(first.len(), |len, c| {
+        first
+            .bytes()
+            .zip(c.bytes())
+            .take(len)
+            .take_while(|(a, b)| a == b)
+            .count()
+    });
+    Some(Opening {
+        ecco: first[..common].to_string(),
+        name: prefix.into_iter().collect(),
+    })
+}
+
+/// The opening family of an ECCO code: the first column of the table.
+fn ecco_family(code: &str) -> Option<String> {
+    ECCO_TSV.lines().skip(1).find_map(|line| {
+        let mut f = line.split('\t');
+        (f.next()? == code).then(|| f.next().unwrap_or("").trim().to_string())
+    })
 }
