@@ -260,30 +260,6 @@ pub(crate) fn first_bad_ply(game: &Game) -> Option<usize> {
     None
 }
 
-/// Normalises a date written as `2006.08.03`, `2006-8-3`, `2007年1月`, `1981` to `YYYY`,
-/// `YYYY-MM` or `YYYY-MM-DD`; `None` if no plausible year is found.
-pub(crate) fn normalise_date(text: &str) -> Option<String> {
-    let runs: Vec<&str> = text
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .collect();
-    let is_year = |s: &&str| s.len() == 4 && (1000..=2999).contains(&s.parse::<u32>().unwrap_or(0));
-    let pos = runs.iter().position(is_year)?;
-    let year: u32 = runs[pos].parse().ok()?;
-    if pos != 0 {
-        // `10-10-2000`: day and month order unknown; keep the year.
-        return Some(format!("{year:04}"));
-    }
-    let num = |i: usize| runs.get(i).and_then(|s| s.parse::<u32>().ok());
-    let month = num(1).filter(|m| (1..=12).contains(m));
-    let day = month.and(num(2)).filter(|d| (1..=31).contains(d));
-    Some(match (month, day) {
-        (Some(m), Some(d)) => format!("{year:04}-{m:02}-{d:02}"),
-        (Some(m), None) => format!("{year:04}-{m:02}"),
-        _ => format!("{year:04}"),
-    })
-}
-
 /// The result of the common binary result byte: 1 Red wins, 2 Black wins, 3 (and 4, seen in
 /// real files) draw; anything else unknown.
 pub(crate) fn result_from_byte(b: u8) -> Option<Outcome> {
@@ -309,20 +285,6 @@ pub(crate) fn clean(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates() {
-        assert_eq!(normalise_date("2006.08.03").as_deref(), Some("2006-08-03"));
-        assert_eq!(normalise_date("2007年1月").as_deref(), Some("2007-01"));
-        assert_eq!(
-            normalise_date("1956年12月17日").as_deref(),
-            Some("1956-12-17")
-        );
-        assert_eq!(normalise_date("1981").as_deref(), Some("1981"));
-        assert_eq!(normalise_date("第3轮"), None);
-        assert_eq!(normalise_date("10-10-2000").as_deref(), Some("2000"));
-        assert_eq!(normalise_date("20世纪30年代"), None);
-    }
 
     #[test]
     fn move_text_marks_bad_squares() {

@@ -238,22 +238,11 @@ fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
             continue;
         };
         match name {
-            "Contest" => game.tags.event = Some(v.clone()),
-            "Round" => game.tags.round = Some(v.clone()),
-            "Date" => game.tags.date = board90::normalise_date(&v),
-            "Site" => game.tags.site = Some(v.clone()),
-            "Red" => game.tags.first = Some(v.clone()),
-            "Black" => game.tags.second = Some(v.clone()),
-            "RedTeam" => game.tags.first_team = Some(v.clone()),
-            "BlackTeam" => game.tags.second_team = Some(v.clone()),
-            "RedRating" => game.tags.first_rating = v.parse().ok(),
-            "BlackRating" => game.tags.second_rating = v.parse().ok(),
-            "ECCO" => game.tags.ecco = Some(v.clone()),
             "RecordResult" => {
                 game.tags.result = v.parse::<u8>().ok().and_then(board90::result_from_byte);
             }
             "FEN" => fen = Some(v.clone()),
-            _ => {}
+            _ => super::tags::apply(&mut game.tags, name, &v),
         }
         game.tags.raw.push((name.to_string(), v));
     }

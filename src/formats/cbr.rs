@@ -172,19 +172,7 @@ fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
         else {
             continue;
         };
-        match name {
-            "Event" => game.tags.event = Some(v.clone()),
-            "Round" => game.tags.round = Some(v.clone()),
-            "Date" => game.tags.date = board90::normalise_date(&v),
-            "Site" => game.tags.site = Some(v.clone()),
-            "Red" => game.tags.first = Some(v.clone()),
-            "Black" => game.tags.second = Some(v.clone()),
-            "RedTeam" => game.tags.first_team = Some(v.clone()),
-            "BlackTeam" => game.tags.second_team = Some(v.clone()),
-            "RedRating" => game.tags.first_rating = v.parse().ok(),
-            "BlackRating" => game.tags.second_rating = v.parse().ok(),
-            _ => {}
-        }
+        super::tags::apply(&mut game.tags, name, &v);
         game.tags.raw.push((name.to_string(), v));
     }
     game.tags.result = board90::result_from_byte(bytes[layout.result]);

@@ -32,7 +32,7 @@ use encoding_rs::GBK;
 use super::board90::{self, Board90, MAX_VARIATION_DEPTH, PIECE_ORDER};
 use super::game::{Game, GameError, MoveNode, Source};
 use crate::notation::coord::RankBase;
-use crate::rules::{Color, Outcome, Piece, Setup, Square, Variant};
+use crate::rules::{Color, Piece, Setup, Square, Variant};
 
 /// Whether the bytes contain a DhtmlXQ or DHJHtmlXQ record (anywhere, e.g. in an HTML page).
 ///
@@ -170,43 +170,6 @@ fn comment_text(raw: &str) -> Option<String> {
     board90::clean(&out.replace("||", "\n"))
 }
 
-/// Maps the Chinese result strings (红胜, 红先负, 黑胜, 和棋, …) and PGN results.
-fn result(text: &str) -> Option<Outcome> {
-    let s = text.trim();
-    let red = Some(Outcome::Decisive {
-        winner: Color::First,
-    });
-    let black = Some(Outcome::Decisive {
-        winner: Color::Second,
-    });
-    match s {
-        "1-0" => return red,
-        "0-1" => return black,
-        "1/2-1/2" => return Some(Outcome::Draw),
-        _ => {}
-    }
-    if s.contains('和') {
-        return Some(Outcome::Draw);
-    }
-    let (wins, loses) = (s.contains('胜'), s.contains('负'));
-    if s.starts_with('红') {
-        if wins {
-            return red;
-        }
-        if loses {
-            return black;
-        }
-    } else if s.starts_with('黑') {
-        if wins {
-            return black;
-        }
-        if loses {
-            return red;
-        }
-    }
-    None
-}
-
 /// Reads digit quadruples `x1y1x2y2` into (from, to) as (file, rank).
 fn moves(list: &str, rows_from_top: bool) -> Result<Vec<String>, String> {
     let digits: Vec<u8> = list
@@ -301,18 +264,6 @@ fn read_game(source: &Source, block: &str, dhj: bool) -> Result<Game, String> {
                     continue;
                 };
                 match key {
-                    "event" => game.tags.event = Some(v.clone()),
-                    "date" => game.tags.date = board90::normalise_date(&v),
-                    "place" => game.tags.site = Some(v.clone()),
-                    "round" => game.tags.round = Some(v.clone()),
-                    "red" => game.tags.first = Some(v.clone()),
-                    "black" => game.tags.second = Some(v.clone()),
-                    "redteam" => game.tags.first_team = Some(v.clone()),
-                    "blackteam" => game.tags.second_team = Some(v.clone()),
-                    "redrating" => game.tags.first_rating = v.parse().ok(),
-                    "blackrating" => game.tags.second_rating = v.parse().ok(),
-                    "result" => game.tags.result = result(&v),
-                    "ecco" => game.tags.ecco = Some(v.clone()),
                     "open" => {
                         // `E27 仙人指路转左中炮…`: an ECCO code, then the opening name.
                         let (code, name) = v.split_once(' ').unwrap_or((&v, ""));
@@ -328,8 +279,7 @@ fn read_game(source: &Source, block: &str, dhj: bool) -> Result<Game, String> {
                             game.tags.opening = Some(v.clone());
                         }
                     }
-                    "variation" => game.tags.variation = Some(v.clone()),
-                    _ => {}
+                    _ => super::tags::apply(&mut game.tags, key, &v),
                 }
                 game.tags.raw.push((key.to_string(), v));
             }
@@ -545,27 +495,4 @@ fn to_nodes(lines: &mut [Option<Line>], id: usize, depth: usize) -> Result<Vec<M
         });
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn results() {
-        let red = Some(Outcome::Decisive {
-            winner: Color::First,
-        });
-        let black = Some(Outcome::Decisive {
-            winner: Color::Second,
-        });
-        assert_eq!(result("红胜"), red);
-        assert_eq!(result("红先胜"), red);
-        assert_eq!(result("黑负"), red);
-        assert_eq!(result("红先负"), black);
-        assert_eq!(result("黑胜"), black);
-        assert_eq!(result("和棋"), Some(Outcome::Draw));
-        assert_eq!(result("红先和"), Some(Outcome::Draw));
-        assert_eq!(result("??"), None);
-    }
 }

@@ -22,34 +22,50 @@ use crate::rules::{Color, Outcome};
 pub fn normalise(raw: Vec<(String, String)>) -> Tags {
     let mut t = Tags::default();
     for (name, value) in &raw {
-        let v = value.trim();
-        if v.is_empty() || matches!(v, "?" | "-" | "미상" | "??") {
-            continue;
-        }
-        let s = || Some(v.to_string());
-        match name.to_ascii_lowercase().as_str() {
-            "event" | "대회명" => t.event = s(),
-            "site" | "대국장소" => t.site = s(),
-            "round" | "회전" => t.round = s(),
-            "date" | "대국일자" => t.date = parse_date(v).or(t.date.take()),
-            "eventdate" if t.date.is_none() => t.date = parse_date(v),
-            "red" | "white" | "초대국자" => t.first = s(),
-            "black" | "한대국자" => t.second = s(),
-            "redteam" | "whiteteam" => t.first_team = s(),
-            "blackteam" => t.second_team = s(),
-            "redelo" | "whiteelo" => t.first_rating = parse_rating(v),
-            "blackelo" => t.second_rating = parse_rating(v),
-            "result" | "대국결과" => t.result = parse_result(v),
-            "ecco" => t.ecco = Some(v.to_ascii_uppercase()),
-            "opening" => t.opening = s(),
-            "variation" => t.variation = s(),
-            "초차림" | "초포진" => t.first_formation = s(),
-            "한차림" | "한포진" => t.second_formation = s(),
-            _ => {}
-        }
+        apply(&mut t, name, value);
     }
     t.raw = raw;
     t
+}
+
+/// Sets the normalised field a header names (PGN, `.gib`, XQF, CCBridge and DhtmlXQ names,
+/// case-insensitively); empty and "unknown" values and names it does not know change nothing.
+/// [`Tags::raw`] is left to the caller.
+///
+/// ```
+/// use qipu::formats::{tags::apply, Tags};
+/// let mut t = Tags::default();
+/// apply(&mut t, "Contest", "全国象棋个人赛");
+/// apply(&mut t, "RedRating", "2550");
+/// assert_eq!(t.event.as_deref(), Some("全国象棋个人赛"));
+/// assert_eq!(t.first_rating, Some(2550));
+/// ```
+pub fn apply(t: &mut Tags, name: &str, value: &str) {
+    let v = value.trim();
+    if v.is_empty() || matches!(v, "?" | "-" | "미상" | "??") {
+        return;
+    }
+    let s = || Some(v.to_string());
+    match name.to_ascii_lowercase().as_str() {
+        "event" | "contest" | "대회명" => t.event = s(),
+        "site" | "place" | "대국장소" => t.site = s(),
+        "round" | "회전" => t.round = s(),
+        "date" | "대국일자" => t.date = parse_date(v).or(t.date.take()),
+        "eventdate" if t.date.is_none() => t.date = parse_date(v),
+        "red" | "white" | "초대국자" => t.first = s(),
+        "black" | "한대국자" => t.second = s(),
+        "redteam" | "whiteteam" => t.first_team = s(),
+        "blackteam" => t.second_team = s(),
+        "redelo" | "whiteelo" | "redrating" => t.first_rating = parse_rating(v),
+        "blackelo" | "blackrating" => t.second_rating = parse_rating(v),
+        "result" | "대국결과" => t.result = parse_result(v),
+        "ecco" => t.ecco = Some(v.to_ascii_uppercase()),
+        "opening" => t.opening = s(),
+        "variation" => t.variation = s(),
+        "초차림" | "초포진" => t.first_formation = s(),
+        "한차림" | "한포진" => t.second_formation = s(),
+        _ => {}
+    }
 }
 
 /// Normalises a date to `YYYY`, `YYYY-MM` or `YYYY-MM-DD`: the first number must be a year
@@ -89,14 +105,18 @@ pub fn parse_date(text: &str) -> Option<String> {
     if !cur.is_empty() {
         groups.push(cur);
     }
-    let year = groups.first()?;
-    if year.len() != 4 {
-        return None;
-    }
-    let y: u32 = year.parse().ok()?;
-    if !(1000..=2999).contains(&y) {
-        return None;
-    }
+    let as_year = |g: &String| {
+        let y: u32 = g.parse().ok()?;
+        (g.len() == 4 && (1000..=2999).contains(&y)).then_some(y)
+    };
+    let Some(y) = as_year(groups.first()?) else {
+        // `10-10-2000`: the year comes last and day/month order is unknown: keep the year.
+        return groups
+            .iter()
+            .skip(1)
+            .find_map(as_year)
+            .map(|y| format!("{y:04}"));
+    };
     let mut out = format!("{y:04}");
     let Some(m) = groups.get(1).and_then(|g| g.parse::<u32>().ok()) else {
         return Some(out);
@@ -138,8 +158,7 @@ pub fn parse_result(text: &str) -> Option<Outcome> {
         "*" => return None,
         _ => {}
     }
-    if t.starts_with('무') || t.starts_with("和") || t.contains("和棋") || t.contains("和局")
-    {
+    if t.starts_with('무') || t.contains('和') {
         return Some(Outcome::Draw);
     }
     let named = match t.chars().next()? {
@@ -178,6 +197,8 @@ mod tests {
         assert_eq!(parse_result("한 완승"), black);
         assert_eq!(parse_result("초 기권패"), black);
         assert_eq!(parse_result("和棋"), Some(Outcome::Draw));
+        assert_eq!(parse_result("红先和"), Some(Outcome::Draw));
+        assert_eq!(parse_result("??"), None);
         assert_eq!(parse_result("1-0"), red);
     }
 
@@ -189,6 +210,9 @@ mod tests {
         assert_eq!(parse_date("2012년 5월 3일").as_deref(), Some("2012-05-03"));
         assert_eq!(parse_date("2006.13.01").as_deref(), Some("2006"));
         assert_eq!(parse_date("82"), None);
+        assert_eq!(parse_date("10-10-2000").as_deref(), Some("2000"));
+        assert_eq!(parse_date("20世纪30年代"), None);
+        assert_eq!(parse_date("1956年12月17日").as_deref(), Some("1956-12-17"));
         assert_eq!(parse_date(""), None);
     }
 

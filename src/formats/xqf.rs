@@ -202,14 +202,7 @@ fn read_tags(game: &mut Game, h: &[u8]) {
     ];
     for (name, off, size) in fields {
         if let Some(v) = pascal(h, off, size) {
-            match name {
-                "Event" => game.tags.event = Some(v.clone()),
-                "Date" => game.tags.date = board90::normalise_date(&v),
-                "Site" => game.tags.site = Some(v.clone()),
-                "Red" => game.tags.first = Some(v.clone()),
-                "Black" => game.tags.second = Some(v.clone()),
-                _ => {}
-            }
+            super::tags::apply(&mut game.tags, name, &v);
             game.tags.raw.push((name.to_string(), v));
         }
     }
