@@ -39,7 +39,7 @@ pub use types::{Explore, GameSummary, MoveStats, Opening, Query};
 use crate::{
     notation::{parse_move, render, Notation},
     rules::{AnyPosition, Color, JanggiRules, Move, Outcome, Variant},
-    store::{GameThrough, Store, StoreError},
+    store::{GameCounts, GameThrough, Store, StoreError},
 };
 
 /// Why a query could not be answered.
@@ -110,12 +110,7 @@ pub fn query_position(q: &Query) -> Result<AnyPosition, Error> {
 /// Sums of one move's (or the whole position's) games.
 #[derive(Default, Clone)]
 struct Tally {
-    games: u64,
-    first_wins: u64,
-    draws: u64,
-    second_wins: u64,
-    rating_sum: u64,
-    rating_count: u64,
+    counts: GameCounts,
     last_date: Option<String>,
 }
 
@@ -129,36 +124,24 @@ impl Tally {
     }
 
     fn add_game(&mut self, g: &GameThrough) {
-        self.games += 1;
-        match g.result {
-            Some(Outcome::Decisive {
-                winner: Color::First,
-            }) => self.first_wins += 1,
-            Some(Outcome::Decisive {
-                winner: Color::Second,
-            }) => self.second_wins += 1,
-            Some(Outcome::Draw) => self.draws += 1,
-            None => {}
-        }
-        for r in [g.first_rating, g.second_rating].into_iter().flatten() {
-            self.rating_sum += u64::from(r);
-            self.rating_count += 1;
-        }
+        self.counts
+            .add_game(g.result, [g.first_rating, g.second_rating]);
         self.merge_date(g.date.as_deref());
     }
 
     /// Score for `side`: wins plus half the draws over the games with a known result
     /// (0.5 when none is known).
     fn score(&self, side: Color) -> f64 {
-        let decided = self.first_wins + self.draws + self.second_wins;
+        let c = &self.counts;
+        let decided = c.first_wins + c.draws + c.second_wins;
         if decided == 0 {
             return 0.5;
         }
         let wins = match side {
-            Color::First => self.first_wins,
-            Color::Second => self.second_wins,
+            Color::First => c.first_wins,
+            Color::Second => c.second_wins,
         };
-        (wins as f64 + self.draws as f64 / 2.0) / decided as f64
+        (wins as f64 + c.draws as f64 / 2.0) / decided as f64
     }
 }
 
@@ -348,12 +331,7 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
         for &(k, mirrored) in &keys {
             for row in store.position(k)? {
                 let t = by_move.entry(fix(row.mv, mirrored)).or_default();
-                t.games += row.games;
-                t.first_wins += row.first_wins;
-                t.draws += row.draws;
-                t.second_wins += row.second_wins;
-                t.rating_sum += row.rating_sum;
-                t.rating_count += row.rating_count;
+                t.counts.merge(&row.counts());
                 t.merge_date(row.last_date.as_deref());
             }
             top.extend(store.games_through(k, Some(top_n))?);
@@ -365,12 +343,9 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
     top.sort_by(top_order);
     top.truncate(top_n);
 
-    let mut total = Tally::default();
+    let mut total = GameCounts::default();
     for t in by_move.values() {
-        total.games += t.games;
-        total.first_wins += t.first_wins;
-        total.draws += t.draws;
-        total.second_wins += t.second_wins;
+        total.merge(&t.counts);
     }
     let turn = pos.turn();
     let mut moves: Vec<(Move, Tally)> = by_move
@@ -378,7 +353,7 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
         .filter_map(|(m, t)| m.map(|m| (m, t)))
         .collect();
     // Most played first; ties in canonical text order.
-    moves.sort_by_cached_key(|(m, t)| (std::cmp::Reverse(t.games), m.to_string()));
+    moves.sort_by_cached_key(|(m, t)| (std::cmp::Reverse(t.counts.games), m.to_string()));
     if q.limit > 0 {
         moves.truncate(q.limit);
     }
@@ -387,12 +362,13 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
         .map(|(m, t)| MoveStats {
             mv: m.to_string(),
             notation: notations(&pos, m),
-            games: t.games,
-            first_wins: t.first_wins,
-            draws: t.draws,
-            second_wins: t.second_wins,
+            games: t.counts.games,
+            first_wins: t.counts.first_wins,
+            draws: t.counts.draws,
+            second_wins: t.counts.second_wins,
             score: t.score(turn),
-            avg_rating: (t.rating_count > 0).then(|| t.rating_sum as f64 / t.rating_count as f64),
+            avg_rating: (t.counts.rating_count > 0)
+                .then(|| t.counts.rating_sum as f64 / t.counts.rating_count as f64),
             last_date: t.last_date.clone(),
         })
         .collect();

@@ -25,6 +25,7 @@
 //! ```
 
 mod codec;
+mod counts;
 mod migrate;
 mod read;
 mod record;
@@ -35,6 +36,7 @@ use std::{fmt, path::Path};
 use rusqlite::{Connection, OpenFlags};
 
 pub use codec::{content_hash, END_OF_GAME};
+pub use counts::GameCounts;
 pub use read::{DbStats, GameThrough, GamesIter, MoveRow, OpeningRow, StoredGame, VariantCount};
 pub use record::{GameRecord, OPENING_PLIES};
 pub use write::BatchOutcome;

@@ -35,6 +35,20 @@ pub struct MoveRow {
     pub last_date: Option<String>,
 }
 
+impl MoveRow {
+    /// The row's game and rating counts.
+    pub fn counts(&self) -> super::GameCounts {
+        super::GameCounts {
+            games: self.games,
+            first_wins: self.first_wins,
+            draws: self.draws,
+            second_wins: self.second_wins,
+            rating_sum: self.rating_sum,
+            rating_count: self.rating_count,
+        }
+    }
+}
+
 /// A game that went through a position, with the move it played there.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameThrough {

@@ -5,9 +5,8 @@ use std::collections::HashMap;
 use super::{
     codec::{pack_moves, rank, result_code, variant_code},
     record::{GameRecord, OPENING_PLIES},
-    Store, StoreError,
+    GameCounts, Store, StoreError,
 };
-use crate::rules::{Color, Outcome};
 
 /// What a batch did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -49,36 +48,15 @@ type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<KeyHasher>>;
 /// Statistics of one (position, move) summed over a batch.
 #[derive(Default)]
 struct Agg<'a> {
-    games: i64,
-    first_wins: i64,
-    draws: i64,
-    second_wins: i64,
-    rating_sum: i64,
-    rating_count: i64,
+    counts: GameCounts,
     first_date: Option<&'a str>,
     last_date: Option<&'a str>,
 }
 
 impl<'a> Agg<'a> {
     fn add(&mut self, r: &'a GameRecord) {
-        self.games += 1;
-        match r.result {
-            Some(Outcome::Decisive {
-                winner: Color::First,
-            }) => self.first_wins += 1,
-            Some(Outcome::Decisive {
-                winner: Color::Second,
-            }) => self.second_wins += 1,
-            Some(Outcome::Draw) => self.draws += 1,
-            None => {}
-        }
-        for rating in [r.tags.first_rating, r.tags.second_rating]
-            .into_iter()
-            .flatten()
-        {
-            self.rating_sum += i64::from(rating);
-            self.rating_count += 1;
-        }
+        self.counts
+            .add_game(r.result, [r.tags.first_rating, r.tags.second_rating]);
         if let Some(d) = r.tags.date.as_deref() {
             if self.first_date.is_none_or(|f| d < f) {
                 self.first_date = Some(d);
@@ -179,12 +157,12 @@ impl Store {
                 upsert.execute(rusqlite::params![
                     key as i64,
                     mv,
-                    a.games,
-                    a.first_wins,
-                    a.draws,
-                    a.second_wins,
-                    a.rating_sum,
-                    a.rating_count,
+                    a.counts.games as i64,
+                    a.counts.first_wins as i64,
+                    a.counts.draws as i64,
+                    a.counts.second_wins as i64,
+                    a.counts.rating_sum as i64,
+                    a.counts.rating_count as i64,
                     a.first_date,
                     a.last_date,
                 ])?;
