@@ -274,16 +274,16 @@ impl Vertical {
             }
             false
         };
+        let roles: &[Role] = match &self.role {
+            Some(r) => std::slice::from_ref(r),
+            None => &TANDEM_ROLES,
+        };
         match self.origin {
             Origin::File(n) => {
                 if !(1..=9).contains(&n) {
                     return;
                 }
                 let file = board_file(color, n);
-                let roles: &[Role] = match &self.role {
-                    Some(r) => std::slice::from_ref(r),
-                    None => &TANDEM_ROLES,
-                };
                 for &role in roles {
                     let g = on_file(board, color, role, file);
                     let mut local = Matches::new();
@@ -303,19 +303,10 @@ impl Vertical {
                 }
             }
             Origin::Tandem(which) => {
-                let roles: &[Role] = match &self.role {
-                    Some(r) => std::slice::from_ref(r),
-                    None => &TANDEM_ROLES,
-                };
                 for &role in roles {
                     let (list, files) = tandem_list(board, color, role);
                     match which {
-                        Which::Nth(_) => {
-                            if let Some(s) = pick(list.as_slice(), which) {
-                                try_from(role, s, out);
-                            }
-                        }
-                        _ if files <= 1 => {
+                        _ if matches!(which, Which::Nth(_)) || files <= 1 => {
                             if let Some(s) = pick(list.as_slice(), which) {
                                 try_from(role, s, out);
                             }
@@ -340,10 +331,6 @@ impl Vertical {
                     return;
                 }
                 let file = board_file(color, n);
-                let roles: &[Role] = match &self.role {
-                    Some(r) => std::slice::from_ref(r),
-                    None => &TANDEM_ROLES,
-                };
                 for &role in roles {
                     let g = on_file(board, color, role, file);
                     if g.len >= 2 {

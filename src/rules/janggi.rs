@@ -6,7 +6,7 @@ use super::{
     setup::Setup,
     tables::*,
     types::{Color, Move, Role, Square, Variant},
-    xiangqi::{direction, filter_legal, horse_attack, slide, steps, validate_common},
+    xiangqi::{direction, filter_legal, horse_attack, next_on_ray, slide, steps, validate_common},
 };
 
 /// Which Janggi rule set decides legality and game end. The presets are data, not code paths:
@@ -103,27 +103,11 @@ fn is_cannon(p: u8) -> bool {
 /// exactly one screen that is not a cannon.
 #[inline]
 fn ray_attack(sq: &[u8; 90], k: usize, d: usize, them: usize) -> bool {
-    let ray = &RAYS[k][d];
-    let len = RAY_LEN[k][d] as usize;
-    let mut i = 0;
-    while i < len && sq[ray[i] as usize] == 0 {
-        i += 1;
-    }
-    if i >= len {
-        return false;
-    }
-    let p = sq[ray[i] as usize];
-    if p == code(them, Role::Rook) {
+    let (first, i) = next_on_ray(sq, k, d, 0);
+    if first == code(them, Role::Rook) {
         return true;
     }
-    if is_cannon(p) {
-        return false;
-    }
-    i += 1;
-    while i < len && sq[ray[i] as usize] == 0 {
-        i += 1;
-    }
-    i < len && sq[ray[i] as usize] == code(them, Role::Cannon)
+    first != 0 && !is_cannon(first) && next_on_ray(sq, k, d, i).0 == code(them, Role::Cannon)
 }
 
 /// Whether `them` attacks `k` along the palace diagonal ray `d` (chariot or cannon).

@@ -25,28 +25,31 @@ const fn code(color: usize, role: Role) -> u8 {
     1 + role as u8 + 7 * color as u8
 }
 
+/// The next piece (internal code, 0 if none) along the orthogonal ray `d` from `k`, looking
+/// from the ray's `start`-th square on, and the index just after it.
+#[inline]
+pub(crate) fn next_on_ray(sq: &[u8; 90], k: usize, d: usize, start: usize) -> (u8, usize) {
+    let ray = &RAYS[k][d][..RAY_LEN[k][d] as usize];
+    let mut i = start;
+    while i < ray.len() {
+        let p = sq[ray[i] as usize];
+        i += 1;
+        if p != 0 {
+            return (p, i);
+        }
+    }
+    (0, i)
+}
+
 /// Whether `them` attacks `k` along the orthogonal ray `d` (rook, cannon over one screen,
 /// or the enemy general on an open file: the flying-general rule).
 #[inline]
 fn ray_attack(sq: &[u8; 90], k: usize, d: usize, them: usize) -> bool {
-    let ray = &RAYS[k][d];
-    let len = RAY_LEN[k][d] as usize;
-    let mut i = 0;
-    while i < len && sq[ray[i] as usize] == 0 {
-        i += 1;
-    }
-    if i >= len {
-        return false;
-    }
-    let p = sq[ray[i] as usize];
-    if p == code(them, Role::Rook) || p == code(them, Role::King) {
+    let (first, i) = next_on_ray(sq, k, d, 0);
+    if first == code(them, Role::Rook) || first == code(them, Role::King) {
         return true;
     }
-    i += 1;
-    while i < len && sq[ray[i] as usize] == 0 {
-        i += 1;
-    }
-    i < len && sq[ray[i] as usize] == code(them, Role::Cannon)
+    first != 0 && next_on_ray(sq, k, d, i).0 == code(them, Role::Cannon)
 }
 
 /// Whether a horse of `them` attacks `k` through the leg `leg` (any leg if `None`).
