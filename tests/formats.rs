@@ -9,7 +9,7 @@ use std::path::Path;
 use qipu::{
     formats::{
         decode::{decode_text, TextEncoding},
-        read_bytes, read_path, replay,
+        pgn, read_bytes, read_path, replay,
         write::write_pgn,
         Game, GameError,
     },
@@ -193,6 +193,69 @@ fn janggi_pgn_pychess() {
     // FS squares, ranks 1–10: a4b4 = a3b3, a7b7 = a6b6, e2e2 = Cho's general passes.
     let rp = replay(&g[0]).unwrap();
     assert_eq!(rp.moves, [mv("a3b3"), mv("a6b6"), Move::PASS]);
+}
+
+/// Cuts a PGN text at every game boundary `piece_starts` allows, reads each piece alone and
+/// checks that together they are exactly the games of the whole text. Returns the number of
+/// pieces.
+pub fn cut_anywhere_reads_the_same(name: &str, text: &str) -> usize {
+    let whole = pgn::read_pgn(name, text, Variant::Xiangqi);
+    let starts = pgn::piece_starts(text, 1);
+    let ends = starts.iter().skip(1).copied().chain([text.len()]);
+    let mut joined = Vec::new();
+    for (start, end) in starts.iter().copied().zip(ends) {
+        assert!(
+            start == 0 || text[start..].starts_with('['),
+            "{name}: cut at {start}"
+        );
+        for mut g in pgn::read_pgn(name, &text[start..end], Variant::Xiangqi) {
+            g.source.index = joined.len();
+            joined.push(g);
+        }
+    }
+    assert_eq!(joined.len(), whole.len(), "{name}");
+    for (a, b) in joined.iter().zip(&whole) {
+        assert_eq!(a, b, "{name}: game {}", b.source.index);
+    }
+    starts.len()
+}
+
+#[test]
+fn pgn_cut_at_any_game_boundary_reads_the_same_games() {
+    let mut pieces = 0;
+    for name in [
+        "big5-black-first.pgn",
+        "gbk-crlf.pgn",
+        "janggi-pychess.pgn",
+        "utf16le.pgn",
+        "utf8-bom-wxf.pgn",
+    ] {
+        let bytes = std::fs::read(fixture(&format!("formats/{name}"))).unwrap();
+        pieces += cut_anywhere_reads_the_same(name, &decode_text(&bytes).text);
+    }
+    // The bundled 1,391-game ICCS file, and a text whose comments hold tag-like lines.
+    let zip =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/wukong/Hu_Ronghua_1391_UCI_games.pgn.zip");
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(&zip).unwrap()).unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut archive.by_index(0).unwrap(), &mut text).unwrap();
+    assert_eq!(cut_anywhere_reads_the_same("hu.pgn", &text), 1391);
+    let tricky = "[Event \"a\"]\n1. h2e2 {\n[Event \"not a game\"]\n} h9g7 ; {\n[Red \"b\"]\n1. h0g2 1-0\nadvert {\n[Red \"c\"]\n1. b0c2 *\n";
+    // Three games; no cut before the third, as a `{` in the skipped text after a result
+    // is taken (conservatively) for an open comment.
+    assert_eq!(cut_anywhere_reads_the_same("tricky.pgn", tricky), 2);
+    assert!(pieces >= 5);
+
+    // Through the public readers: the default pieces of the zip give every game, numbered
+    // 0..1391 within the member, as the file read at once.
+    let via_pieces = read_path(&zip).map(|g| g.unwrap()).collect::<Vec<_>>();
+    assert!(qipu::formats::pieces(&zip).count() > 3);
+    let whole = pgn::read_pgn(
+        &format!("{}:Hu_Ronghua_1391_UCI_games.pgn", zip.display()),
+        &text,
+        Variant::Xiangqi,
+    );
+    assert_eq!(via_pieces, whole);
 }
 
 #[test]

@@ -45,6 +45,66 @@ fn schema_version_is_recorded_and_newer_files_are_refused() {
     ));
 }
 
+/// A schema-1 database (three statistics tables, before `positions`) keeps only its games
+/// through the migration: the statistics are rebuilt from them, equal to a fresh import's.
+#[test]
+fn schema_1_database_is_migrated_with_its_statistics_rebuilt() {
+    let dir = tempfile::tempdir().unwrap();
+    let zip = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/wukong/Hu_Ronghua_1391_UCI_games.pgn.zip");
+    let fresh = dir.path().join("fresh.db");
+    let mut store = Store::open(&fresh).unwrap();
+    let report = qipu::pipeline::import(
+        &mut store,
+        qipu::formats::read_path(&zip),
+        &qipu::pipeline::ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(
+        (report.imported + report.duplicates, report.rejected),
+        (1391, 0)
+    );
+    drop(store);
+
+    let old = dir.path().join("old.db");
+    let conn = rusqlite::Connection::open(&old).unwrap();
+    conn.execute_batch(include_str!("../schema/001_init.sql"))
+        .unwrap();
+    conn.execute("ATTACH ?1 AS cur", [fresh.to_str().unwrap()])
+        .unwrap();
+    conn.execute_batch(
+        "INSERT INTO games SELECT * FROM cur.games; INSERT INTO meta SELECT * FROM cur.meta; \
+         DETACH cur; PRAGMA user_version = 1;",
+    )
+    .unwrap();
+    drop(conn);
+
+    let dump = |path: &std::path::Path| {
+        let s = Store::open_read_only(path).unwrap();
+        let mut rows = Vec::new();
+        s.for_each_position_move(|k, r| {
+            rows.push((k, r.clone()));
+            Ok(())
+        })
+        .unwrap();
+        let start = qipu::rules::AnyPosition::new(Variant::Xiangqi).key();
+        let top: Vec<i64> = s
+            .lookup(start, 20)
+            .unwrap()
+            .top
+            .iter()
+            .map(|g| g.id)
+            .collect();
+        (rows, top, s.stats().unwrap().positions)
+    };
+    assert!(Store::open_read_only(&old).is_err(), "too old to read");
+    drop(Store::open(&old).unwrap());
+    let (rows, top, positions) = dump(&old);
+    assert!(rows.len() > 30_000 && top.len() == 20);
+    assert_eq!((rows, top, positions), dump(&fresh));
+}
+
 #[test]
 fn read_only_refuses_a_foreign_file_and_cannot_write() {
     let dir = tempfile::tempdir().unwrap();
@@ -66,29 +126,41 @@ fn read_only_refuses_a_foreign_file_and_cannot_write() {
 #[test]
 fn corrupt_rows_are_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("c.db");
-    {
-        let mut s = Store::open(&path).unwrap();
-        s.write_batch(&[game("h2e2 h9g7")]).unwrap();
-    }
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch(
-        "UPDATE games SET moves = x'ffffff'; UPDATE moves SET mv = 70000; \
-         UPDATE position_games SET mv = -5;",
-    )
-    .unwrap();
-    drop(conn);
-    let s = Store::open_read_only(&path).unwrap();
-    assert!(matches!(s.game(1), Err(StoreError::Corrupt(_))));
-    assert!(s.games(Variant::Xiangqi).next().unwrap().is_err());
     let start = qipu::rules::AnyPosition::new(Variant::Xiangqi).key();
-    assert!(matches!(s.position(start), Err(StoreError::Corrupt(_))));
-    assert!(s.games_through(start, None).is_err());
     let q = qipu::explorer::Query {
         variant: "xiangqi".into(),
         ..Default::default()
     };
-    assert!(qipu::explorer::explore(&s, &q).is_err());
+    // A bad move list, a truncated links blob, a summary of an unknown format, a summary cut
+    // short, and a link to a game that is not stored.
+    let damage = [
+        "UPDATE games SET moves = x'ffffff'; UPDATE positions SET links = x'0180';",
+        "UPDATE positions SET summary = x'02';",
+        "UPDATE positions SET summary = x'010105';",
+        "UPDATE positions SET links = x'0500';",
+    ];
+    for (i, sql) in damage.iter().enumerate() {
+        let path = dir.path().join(format!("c{i}.db"));
+        {
+            let mut s = Store::open(&path).unwrap();
+            s.write_batch(&[game("h2e2 h9g7")]).unwrap();
+        }
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(sql).unwrap();
+        drop(conn);
+        let s = Store::open_read_only(&path).unwrap();
+        if i == 0 {
+            assert!(matches!(s.game(1), Err(StoreError::Corrupt(_))));
+            assert!(s.games(Variant::Xiangqi).next().unwrap().is_err());
+        }
+        assert!(
+            matches!(s.position(start), Err(StoreError::Corrupt(_))),
+            "{sql}"
+        );
+        assert!(s.games_through(start, None).is_err(), "{sql}");
+        assert!(qipu::explorer::explore(&s, &q).is_err(), "{sql}");
+        assert!(s.stats().is_err() || i == 3, "{sql}");
+    }
 }
 
 #[test]

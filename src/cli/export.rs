@@ -109,18 +109,21 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode, CliError> {
             "last_date",
         ])?;
         store.for_each_position_move(|key, r| {
-            let avg = if r.rating_count > 0 {
-                format!("{:.1}", r.rating_sum as f64 / r.rating_count as f64)
+            let avg = if r.counts.rating_count > 0 {
+                format!(
+                    "{:.1}",
+                    r.counts.rating_sum as f64 / r.counts.rating_count as f64
+                )
             } else {
                 String::new()
             };
             w.write_record([
                 format!("{key:016x}"),
                 r.mv.map(|m| m.to_string()).unwrap_or_default(),
-                r.games.to_string(),
-                r.first_wins.to_string(),
-                r.draws.to_string(),
-                r.second_wins.to_string(),
+                r.counts.games.to_string(),
+                r.counts.first_wins.to_string(),
+                r.counts.draws.to_string(),
+                r.counts.second_wins.to_string(),
                 avg,
                 r.first_date.clone().unwrap_or_default(),
                 r.last_date.clone().unwrap_or_default(),

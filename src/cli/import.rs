@@ -12,8 +12,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CliError;
 use crate::{
-    formats::{Game, GameError},
-    pipeline::{import as run_import, ImportOptions, ImportReport, Progress, DEFAULT_MAX_PLY},
+    formats::{pieces, GameError, Piece},
+    pipeline::{import_pieces, ImportOptions, ImportReport, Progress, DEFAULT_MAX_PLY},
     store::Store,
 };
 
@@ -41,11 +41,9 @@ pub struct ImportArgs {
     batch_games: usize,
 }
 
-/// Every game of every path, in order.
-fn read_inputs(paths: Vec<PathBuf>) -> impl Iterator<Item = Result<Game, GameError>> + Send {
-    paths
-        .into_iter()
-        .flat_map(|p| crate::formats::read_path(&p))
+/// The pieces of every path, in order.
+fn read_inputs(paths: Vec<PathBuf>) -> impl Iterator<Item = Piece> + Send {
+    paths.into_iter().flat_map(|p| pieces(&p))
 }
 
 /// Peak resident memory of this process in bytes (Linux `VmHWM`), if known.
@@ -112,7 +110,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
     };
     let started = Instant::now();
     let pb = progress_bar();
-    let report: ImportReport = run_import(
+    let report: ImportReport = import_pieces(
         &mut store,
         read_inputs(args.paths.clone()),
         &opts,

@@ -1,9 +1,9 @@
 //! The opening explorer: statistics of a position and of every move played from it.
 //!
-//! Without filters the answer comes from the precomputed `moves` rows of the position (a few
-//! page reads). With a filter (dates, rating, player, event) it is computed from the games
-//! through the position (`position_games` joined with `games`), each game contributing the
-//! move it played there; the same games give the top-games list and the opening name.
+//! Without filters the answer comes from [`Store::lookup`]: the position's summary, or its
+//! few games (one row read, plus at most 32 game rows). With a filter (dates, rating, player,
+//! event) it is computed from every game through the position, each contributing the move it
+//! played there; the same games give the top-games list and the opening name.
 //! Transpositions are merged by construction (positions are keyed by their Zobrist key);
 //! `mirror` adds the left-right mirrored position, its moves mirrored back.
 //!
@@ -39,7 +39,7 @@ pub use types::{Explore, GameSummary, MoveStats, Opening, Query};
 use crate::{
     notation::{parse_move, render, Notation},
     rules::{AnyPosition, Color, JanggiRules, Move, Outcome, Variant},
-    store::{GameCounts, GameThrough, Store, StoreError},
+    store::{GameCounts, GameThrough, MoveRow, Store, StoreError},
 };
 
 /// Why a query could not be answered.
@@ -105,44 +105,6 @@ pub fn query_position(q: &Query) -> Result<AnyPosition, Error> {
         pos.play_unchecked(m);
     }
     Ok(pos)
-}
-
-/// Sums of one move's (or the whole position's) games.
-#[derive(Default, Clone)]
-struct Tally {
-    counts: GameCounts,
-    last_date: Option<String>,
-}
-
-impl Tally {
-    fn merge_date(&mut self, d: Option<&str>) {
-        if let Some(d) = d {
-            if self.last_date.as_deref().is_none_or(|l| d > l) {
-                self.last_date = Some(d.to_string());
-            }
-        }
-    }
-
-    fn add_game(&mut self, g: &GameThrough) {
-        self.counts
-            .add_game(g.result, [g.first_rating, g.second_rating]);
-        self.merge_date(g.date.as_deref());
-    }
-
-    /// Score for `side`: wins plus half the draws over the games with a known result
-    /// (0.5 when none is known).
-    fn score(&self, side: Color) -> f64 {
-        let c = &self.counts;
-        let decided = c.first_wins + c.draws + c.second_wins;
-        if decided == 0 {
-            return 0.5;
-        }
-        let wins = match side {
-            Color::First => c.first_wins,
-            Color::Second => c.second_wins,
-        };
-        (wins as f64 + c.draws as f64 / 2.0) / decided as f64
-    }
 }
 
 fn is_filtered(q: &Query) -> bool {
@@ -225,26 +187,6 @@ fn parse_side(side: Option<&str>) -> Result<Option<Color>, Error> {
     }
 }
 
-/// Orders games best rated (mean of known ratings) first, then latest, then by id.
-fn top_order(a: &GameThrough, b: &GameThrough) -> std::cmp::Ordering {
-    fn mean(g: &GameThrough) -> u64 {
-        let k: Vec<u64> = [g.first_rating, g.second_rating]
-            .into_iter()
-            .flatten()
-            .map(u64::from)
-            .collect();
-        if k.is_empty() {
-            0
-        } else {
-            k.iter().sum::<u64>() / k.len() as u64
-        }
-    }
-    mean(b)
-        .cmp(&mean(a))
-        .then_with(|| b.date.cmp(&a.date))
-        .then_with(|| a.id.cmp(&b.id))
-}
-
 fn summary(g: &GameThrough) -> GameSummary {
     GameSummary {
         id: g.id,
@@ -310,37 +252,41 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
     };
     let fix = |m: Option<Move>, mirrored: bool| if mirrored { m.map(Move::mirror) } else { m };
 
-    let mut by_move: HashMap<Option<Move>, Tally> = HashMap::new();
+    let mut by_move: HashMap<Option<Move>, MoveRow> = HashMap::new();
     let mut top: Vec<GameThrough> = Vec::new();
     let mut labels: HashMap<String, u64> = HashMap::new();
-    if is_filtered(q) {
-        for &(k, mirrored) in &keys {
+    for &(k, mirrored) in &keys {
+        if is_filtered(q) {
             for mut g in store.games_through(k, None)? {
                 if !passes(&g, q, side) {
                     continue;
                 }
                 g.mv = fix(g.mv, mirrored);
-                by_move.entry(g.mv).or_default().add_game(&g);
+                by_move.entry(g.mv).or_default().add_game(
+                    g.result,
+                    [g.first_rating, g.second_rating],
+                    g.date.as_deref(),
+                );
                 if let Some(label) = g.opening_label(variant) {
                     *labels.entry(label).or_default() += 1;
                 }
                 top.push(g);
             }
-        }
-    } else {
-        for &(k, mirrored) in &keys {
-            for row in store.position(k)? {
-                let t = by_move.entry(fix(row.mv, mirrored)).or_default();
-                t.counts.merge(&row.counts());
-                t.merge_date(row.last_date.as_deref());
+        } else {
+            let stats = store.lookup(k, top_n)?;
+            for row in stats.moves {
+                by_move
+                    .entry(fix(row.mv, mirrored))
+                    .or_default()
+                    .merge(&row);
             }
-            top.extend(store.games_through(k, Some(top_n))?);
-            for o in store.openings(k, variant)? {
+            top.extend(stats.top);
+            for o in stats.openings {
                 *labels.entry(o.label).or_default() += o.games;
             }
         }
     }
-    top.sort_by(top_order);
+    top.sort_by(GameThrough::top_order);
     top.truncate(top_n);
 
     let mut total = GameCounts::default();
@@ -348,7 +294,7 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
         total.merge(&t.counts);
     }
     let turn = pos.turn();
-    let mut moves: Vec<(Move, Tally)> = by_move
+    let mut moves: Vec<(Move, MoveRow)> = by_move
         .into_iter()
         .filter_map(|(m, t)| m.map(|m| (m, t)))
         .collect();
@@ -366,7 +312,7 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
             first_wins: t.counts.first_wins,
             draws: t.counts.draws,
             second_wins: t.counts.second_wins,
-            score: t.score(turn),
+            score: t.counts.score(turn),
             avg_rating: (t.counts.rating_count > 0)
                 .then(|| t.counts.rating_sum as f64 / t.counts.rating_count as f64),
             last_date: t.last_date.clone(),

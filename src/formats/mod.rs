@@ -23,5 +23,8 @@ pub mod dhtmlxq;
 pub mod xqf;
 
 pub use game::{Game, GameError, MoveNode, Source, Tags};
-pub use read::{read_bytes, read_path, BinaryReader, BINARY_READERS};
+pub use read::{
+    pieces, pieces_of_bytes, read_bytes, read_path, BinaryReader, GameNumbers, Piece, Placed,
+    BINARY_READERS, PIECE_BYTES,
+};
 pub use replay::{replay, Replay};

@@ -220,31 +220,111 @@ impl<'a> Lexer<'a> {
             .is_some_and(|l| l.trim().is_empty())
     }
 
-    /// `[Name "value"]` on one line; the value runs from the first `"` to the last `"` before
-    /// the closing `]`. Returns `None` (and consumes nothing) if the line is not a tag.
+    /// A tag line (see [`tag_of_line`]), consumed; `None` (consuming nothing) otherwise.
     fn tag_line(&mut self) -> Option<Token<'a>> {
         let rest = self.rest();
         let line_end = rest.find('\n').unwrap_or(rest.len());
-        let line = rest[..line_end].trim_end();
-        let inner = line.strip_prefix('[')?;
-        let close = inner.rfind(']')?;
-        let inner = &inner[..close];
-        let name_end = inner
-            .find(|c: char| c.is_whitespace() || c == '"')
-            .unwrap_or(inner.len());
-        let name = &inner[..name_end];
-        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
-            return None;
-        }
-        let after = &inner[name_end..];
-        let value = match (after.find('"'), after.rfind('"')) {
-            (Some(a), Some(b)) if b > a => &after[a + 1..b],
-            _ => after.trim().trim_matches('"'),
-        };
+        let (name, value) = tag_of_line(&rest[..line_end])?;
         self.pos += line_end;
         self.line_start = false;
-        Some(Token::Tag(name.to_string(), value.trim().to_string()))
+        Some(Token::Tag(name.to_string(), value.to_string()))
     }
+}
+
+/// `[Name "value"]` on one line: the name and the value, which runs from the first `"` to
+/// the last `"` before the closing `]`. `None` if the line is not a tag.
+fn tag_of_line(line: &str) -> Option<(&str, &str)> {
+    let inner = line.trim_end().strip_prefix('[')?;
+    let close = inner.rfind(']')?;
+    let inner = &inner[..close];
+    let name_end = inner
+        .find(|c: char| c.is_whitespace() || c == '"')
+        .unwrap_or(inner.len());
+    let name = &inner[..name_end];
+    if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let after = &inner[name_end..];
+    let value = match (after.find('"'), after.rfind('"')) {
+        (Some(a), Some(b)) if b > a => &after[a + 1..b],
+        _ => after.trim().trim_matches('"'),
+    };
+    Some((name, value.trim()))
+}
+
+/// Where a PGN text can be cut into runs of whole games of about `piece_bytes` each: offsets
+/// of lines that begin a game's tags, the first offset being 0. Reading each run with
+/// [`read_pgn`] gives the games of the whole text, in order. Brace comments are followed so
+/// that a `[` line inside one is never taken for a tag.
+///
+/// ```
+/// use qipu::formats::pgn::{piece_starts, read_pgn};
+/// use qipu::rules::Variant;
+/// let text = "[Event \"a\"]\n[Red \"x\"]\n1. h2e2 {\n[not a tag]} h9g7 *\n".repeat(3);
+/// let starts = piece_starts(&text, 1);
+/// assert_eq!(starts.len(), 3);
+/// assert!(starts.iter().all(|&s| text[s..].starts_with("[Event")));
+/// assert_eq!(read_pgn("x", &text[starts[1]..starts[2]], Variant::Xiangqi).len(), 1);
+/// ```
+pub fn piece_starts(text: &str, piece_bytes: usize) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut starts = vec![0];
+    let mut i = 0;
+    let mut line_start = true;
+    // Whether the last thing seen was a tag line (a tag block goes on), and whether there
+    // was any content since the current piece began.
+    let mut after_tag = false;
+    let mut content = false;
+    while i < b.len() {
+        match b[i] {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+            }
+            b' ' | b'\t' | b'\r' => i += 1,
+            b'[' if line_start => {
+                let end = b[i..]
+                    .iter()
+                    .position(|&c| c == b'\n')
+                    .map_or(b.len(), |n| i + n);
+                if tag_of_line(&text[i..end]).is_some() {
+                    let here = text[..i].rfind('\n').map_or(0, |n| n + 1);
+                    if !after_tag && content && here - starts[starts.len() - 1] >= piece_bytes {
+                        starts.push(here);
+                        content = false;
+                    }
+                    after_tag = true;
+                    i = end;
+                } else {
+                    line_start = false;
+                    after_tag = false;
+                    content = true;
+                    i += 1;
+                }
+            }
+            c => {
+                line_start = false;
+                after_tag = false;
+                content = true;
+                let stop = match c {
+                    b'{' => b'}',
+                    b';' => b'\n',
+                    _ => {
+                        i += 1;
+                        continue;
+                    }
+                };
+                i = b[i + 1..]
+                    .iter()
+                    .position(|&x| x == stop)
+                    .map_or(b.len(), |n| i + 1 + n);
+                if stop == b'}' {
+                    i += 1;
+                }
+            }
+        }
+    }
+    starts
 }
 
 /// Drops a leading move number: `12.`, `12...`, `12…`, `１２．`; the rest (if any) is a move.

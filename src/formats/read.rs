@@ -1,15 +1,22 @@
 //! Entry points: [`read_bytes`] sniffs a record's format by content and reads it;
 //! [`read_path`] walks files, folders (recursively, in sorted order) and `.zip` archives.
+//!
+//! Underneath, input is cut into [`Piece`]s that read independently of each other — a whole
+//! file, a zip member, or a run of games of a large PGN text — so that the import can read
+//! them in parallel; reading the pieces in order and numbering their games with
+//! [`GameNumbers`] gives exactly the games of [`read_path`].
 
 use std::{
     io::Read,
+    ops::Range,
     path::{Path, PathBuf},
+    sync::Arc,
 };
 
 use super::{
-    decode::decode_text,
+    decode::{decode_text, Decoded},
     eglib,
-    game::{Game, GameError},
+    game::{Game, GameError, Source},
     gib, pgn,
 };
 use crate::rules::Variant;
@@ -32,6 +39,153 @@ pub const BINARY_READERS: &[BinaryReader] = &[
 const MAX_ZIP_MEMBER: u64 = 512 << 20;
 /// How deep zips inside zips are opened.
 const MAX_ZIP_DEPTH: usize = 2;
+/// PGN texts longer than this are cut into runs of games of about this size.
+pub const PIECE_BYTES: usize = 128 << 10;
+
+/// Part of the input that reads on its own.
+#[derive(Clone, Debug)]
+pub struct Piece {
+    /// The file it comes from (`archive.zip:inner/path` inside zips).
+    pub file: String,
+    /// 0 for the first (or only) piece of its file, then 1, 2…
+    pub part: usize,
+    content: Content,
+}
+
+#[derive(Clone, Debug)]
+enum Content {
+    /// A whole record, not decoded yet. `quiet`: found by a folder walk or in a zip, so
+    /// skipped without an error if it is not a record and has no record extension.
+    Bytes { bytes: Vec<u8>, quiet: bool },
+    /// A decoded text: the whole of it (`part: None`, any text format), or a run of games
+    /// of a PGN text.
+    Text {
+        text: Arc<Decoded>,
+        part: Option<Range<usize>>,
+        quiet: bool,
+    },
+    /// Input that could not be read (a folder, file or zip member).
+    Failed(GameError),
+}
+
+impl Piece {
+    /// Reads the piece's games. Their indices (`source.index`, and `game` in errors) count
+    /// from 0 within the piece; [`GameNumbers`] turns them into indices within the file.
+    pub fn read(&self) -> Vec<Result<Game, GameError>> {
+        match &self.content {
+            Content::Bytes { bytes, quiet } => {
+                self.unless_skipped(*quiet, read_record(&self.file, bytes))
+            }
+            Content::Text {
+                text,
+                part: None,
+                quiet,
+            } => self.unless_skipped(
+                *quiet,
+                or_file_error(&self.file, read_decoded(&self.file, text)),
+            ),
+            Content::Text {
+                text,
+                part: Some(range),
+                ..
+            } => pgn::read_pgn(&self.file, &text.text[range.clone()], Variant::Xiangqi)
+                .into_iter()
+                .map(Ok)
+                .collect(),
+            Content::Failed(e) => vec![Err(e.clone())],
+        }
+    }
+
+    fn unless_skipped(
+        &self,
+        quiet: bool,
+        games: Vec<Result<Game, GameError>>,
+    ) -> Vec<Result<Game, GameError>> {
+        if quiet && is_skippable(&self.file, &games) {
+            Vec::new()
+        } else {
+            games
+        }
+    }
+
+    /// Its size in bytes (what the import uses to bound the work in flight).
+    pub fn size(&self) -> usize {
+        match &self.content {
+            Content::Bytes { bytes, .. } => bytes.len(),
+            Content::Text { text, part, .. } => part.as_ref().map_or(text.text.len(), Range::len),
+            Content::Failed(_) => 0,
+        }
+    }
+}
+
+/// What a reader makes that knows where in its file it was read: a [`Game`], or what the
+/// import makes of one.
+pub trait Placed {
+    /// Where it was read.
+    fn source_mut(&mut self) -> &mut Source;
+}
+
+impl Placed for Game {
+    fn source_mut(&mut self) -> &mut Source {
+        &mut self.source
+    }
+}
+
+/// Numbers games within their file across the pieces of the file, read in order.
+///
+/// ```
+/// use qipu::formats::{pieces_of_bytes, GameNumbers};
+/// let text = "[Event \"a\"]\n1. h2e2 *\n".repeat(20_000);
+/// let pieces = pieces_of_bytes("big.pgn", text.into_bytes());
+/// assert!(pieces.len() > 1);
+/// let mut numbers = GameNumbers::default();
+/// let mut indices = Vec::new();
+/// for p in &pieces {
+///     let mut games = p.read();
+///     numbers.place(p, &mut games);
+///     indices.extend(games.iter().map(|g| g.as_ref().unwrap().source.index));
+/// }
+/// assert_eq!(indices, (0..20_000).collect::<Vec<_>>());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct GameNumbers {
+    file: String,
+    next: usize,
+}
+
+impl GameNumbers {
+    /// Renumbers what reading a piece gave (games and game errors, counted from 0 within the
+    /// piece) within its file. Pieces must come in order.
+    pub fn place<T: Placed>(&mut self, piece: &Piece, items: &mut [Result<T, GameError>]) {
+        if piece.part == 0 || piece.file != self.file {
+            self.file.clone_from(&piece.file);
+            self.next = 0;
+        }
+        let offset = self.next;
+        for item in items.iter_mut() {
+            let index = match item {
+                Ok(g) => Some(&mut g.source_mut().index),
+                Err(e) => e.game.as_mut(),
+            };
+            if let Some(i) = index {
+                *i += offset;
+                self.next = self.next.max(*i + 1);
+            }
+        }
+    }
+}
+
+/// Reads the pieces in order and numbers their games within their files.
+fn read_pieces(
+    pieces: impl Iterator<Item = Piece>,
+) -> impl Iterator<Item = Result<Game, GameError>> {
+    let mut numbers = GameNumbers::default();
+    pieces.flat_map(move |p| {
+        let mut games = p.read();
+        numbers.place(&p, &mut games);
+        games
+    })
+}
 
 /// Reads one record from memory: the format is recognised by content (binary readers, zip
 /// archives, `.gib`, `.eglib`, PGN, then plain move lists). `file` names the source in games
@@ -46,22 +200,60 @@ const MAX_ZIP_DEPTH: usize = 2;
 /// assert_eq!(bad[0].as_ref().unwrap_err().game, None);
 /// ```
 pub fn read_bytes(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
-    read_bytes_depth(file, bytes, 0)
+    read_pieces(pieces_of_bytes(file, bytes.to_vec()).into_iter()).collect()
 }
 
-fn read_bytes_depth(file: &str, bytes: &[u8], depth: usize) -> Vec<Result<Game, GameError>> {
-    for (sniff, read) in BINARY_READERS {
-        if sniff(bytes) {
-            return read(file, bytes);
+/// Cuts a record in memory into pieces: a zip archive into its members, a large PGN text into
+/// runs of games, anything else is one piece.
+pub fn pieces_of_bytes(file: &str, bytes: Vec<u8>) -> Vec<Piece> {
+    let mut out = Vec::new();
+    cut(file, bytes, false, 0, &mut out);
+    out
+}
+
+fn cut(file: &str, bytes: Vec<u8>, quiet: bool, depth: usize, out: &mut Vec<Piece>) {
+    let is_zip = bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06");
+    if is_zip && !BINARY_READERS.iter().any(|(sniff, _)| sniff(&bytes)) {
+        return cut_zip(file, &bytes, depth, out);
+    }
+    if bytes.len() > 2 * PIECE_BYTES && !BINARY_READERS.iter().any(|(sniff, _)| sniff(&bytes)) {
+        let text = Arc::new(decode_text(&bytes));
+        if !pgn::looks_like_pgn(&text.text) || is_special_text(&text.text) {
+            return out.push(Piece {
+                file: file.to_string(),
+                part: 0,
+                content: Content::Text {
+                    text,
+                    part: None,
+                    quiet,
+                },
+            });
         }
+        let starts = pgn::piece_starts(&text.text, PIECE_BYTES);
+        let ends = starts.iter().skip(1).copied().chain([text.text.len()]);
+        for (part, (start, end)) in starts.iter().copied().zip(ends).enumerate() {
+            out.push(Piece {
+                file: file.to_string(),
+                part,
+                content: Content::Text {
+                    text: Arc::clone(&text),
+                    part: Some(start..end),
+                    quiet,
+                },
+            });
+        }
+        return;
     }
-    if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
-        return read_zip(file, bytes, depth);
-    }
-    match read_text(file, bytes) {
-        Ok(games) => games,
-        Err(reason) => vec![Err(file_error(file, reason))],
-    }
+    out.push(Piece {
+        file: file.to_string(),
+        part: 0,
+        content: Content::Bytes { bytes, quiet },
+    });
+}
+
+/// Texts that look like PGN at first sight but are read by another reader.
+fn is_special_text(text: &str) -> bool {
+    gib::looks_like_tygem_go(text) || gib::looks_like_gib(text) || eglib::looks_like_eglib(text)
 }
 
 fn file_error(file: &str, reason: impl Into<String>) -> GameError {
@@ -74,13 +266,37 @@ fn file_error(file: &str, reason: impl Into<String>) -> GameError {
     }
 }
 
+fn failed(e: GameError) -> Piece {
+    Piece {
+        file: e.file.clone(),
+        part: 0,
+        content: Content::Failed(e),
+    }
+}
+
+/// One record, zip archives excepted (those are cut into pieces first).
+fn read_record(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
+    for (sniff, read) in BINARY_READERS {
+        if sniff(bytes) {
+            return read(file, bytes);
+        }
+    }
+    or_file_error(file, read_decoded(file, &decode_text(bytes)))
+}
+
+fn or_file_error(
+    file: &str,
+    read: Result<Vec<Result<Game, GameError>>, String>,
+) -> Vec<Result<Game, GameError>> {
+    read.unwrap_or_else(|reason| vec![Err(file_error(file, reason))])
+}
+
 /// The text formats. `Err` when the text is not a record in any of them.
-fn read_text(file: &str, bytes: &[u8]) -> Result<Vec<Result<Game, GameError>>, String> {
-    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+fn read_decoded(file: &str, decoded: &Decoded) -> Result<Vec<Result<Game, GameError>>, String> {
+    let text = decoded.text.as_str();
+    if text.trim().is_empty() {
         return Err("empty file".into());
     }
-    let decoded = decode_text(bytes);
-    let text = decoded.text.as_str();
     if gib::looks_like_tygem_go(text) {
         return Err("a Tygem Go record (.gib), not Janggi".into());
     }
@@ -226,15 +442,15 @@ fn looks_like_move(w: &str) -> bool {
         || matches!(w, "pass" | "한수쉼")
 }
 
-/// Reads every member of a zip archive; members are named `archive.zip:inner/path`, in the
-/// archive's order sorted by name.
-fn read_zip(file: &str, bytes: &[u8], depth: usize) -> Vec<Result<Game, GameError>> {
+/// Cuts every member of a zip archive into pieces; members are named
+/// `archive.zip:inner/path`, in the archive's order sorted by name.
+fn cut_zip(file: &str, bytes: &[u8], depth: usize, out: &mut Vec<Piece>) {
     if depth >= MAX_ZIP_DEPTH {
-        return vec![Err(file_error(file, "zip archive nested too deeply"))];
+        return out.push(failed(file_error(file, "zip archive nested too deeply")));
     }
     let mut archive = match zip::ZipArchive::new(std::io::Cursor::new(bytes)) {
         Ok(a) => a,
-        Err(e) => return vec![Err(file_error(file, format!("bad zip archive: {e}")))],
+        Err(e) => return out.push(failed(file_error(file, format!("bad zip archive: {e}")))),
     };
     let mut names: Vec<(String, usize)> = (0..archive.len())
         .filter_map(|i| {
@@ -243,7 +459,6 @@ fn read_zip(file: &str, bytes: &[u8], depth: usize) -> Vec<Result<Game, GameErro
         })
         .collect();
     names.sort();
-    let mut out = Vec::new();
     for (name, i) in names {
         let inner = format!("{file}:{name}");
         let data = archive
@@ -261,17 +476,10 @@ fn read_zip(file: &str, bytes: &[u8], depth: usize) -> Vec<Result<Game, GameErro
                 Ok(buf)
             });
         match data {
-            Ok(data) => {
-                let games = read_bytes_depth(&inner, &data, depth + 1);
-                if is_skippable(&name, &games) {
-                    continue;
-                }
-                out.extend(games);
-            }
-            Err(e) => out.push(Err(file_error(&inner, format!("cannot read: {e}")))),
+            Ok(data) => cut(&inner, data, true, depth + 1, out),
+            Err(e) => out.push(failed(file_error(&inner, format!("cannot read: {e}")))),
         }
     }
-    out
 }
 
 /// File extensions of game records: an unreadable file with one of these is an error even in
@@ -306,6 +514,11 @@ fn is_skippable(name: &str, games: &[Result<Game, GameError>]) -> bool {
 /// assert!(games[0].is_ok());
 /// ```
 pub fn read_path(path: &Path) -> impl Iterator<Item = Result<Game, GameError>> {
+    read_pieces(pieces(path))
+}
+
+/// The pieces of a file, a folder or a zip archive, lazily file by file (see [`read_path`]).
+pub fn pieces(path: &Path) -> impl Iterator<Item = Piece> {
     let (files, errors) = if path.is_dir() {
         let mut files = Vec::new();
         let mut errors = Vec::new();
@@ -315,10 +528,10 @@ pub fn read_path(path: &Path) -> impl Iterator<Item = Result<Game, GameError>> {
     } else {
         (vec![(path.to_path_buf(), false)], Vec::new())
     };
-    errors.into_iter().map(Err).chain(
+    errors.into_iter().map(failed).chain(
         files
             .into_iter()
-            .flat_map(|(f, in_walk)| read_file(&f, in_walk)),
+            .flat_map(|(f, in_walk)| file_pieces(&f, in_walk)),
     )
 }
 
@@ -348,18 +561,15 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<GameError>) {
     }
 }
 
-fn read_file(path: &Path, in_walk: bool) -> Vec<Result<Game, GameError>> {
+fn file_pieces(path: &Path, in_walk: bool) -> Vec<Piece> {
     let name = path.display().to_string();
     match std::fs::read(path) {
         Ok(bytes) => {
-            let games = read_bytes(&name, &bytes);
-            if in_walk && is_skippable(&name, &games) {
-                Vec::new()
-            } else {
-                games
-            }
+            let mut out = Vec::new();
+            cut(&name, bytes, in_walk, 0, &mut out);
+            out
         }
-        Err(e) => vec![Err(file_error(&name, format!("cannot read file: {e}")))],
+        Err(e) => vec![failed(file_error(&name, format!("cannot read file: {e}")))],
     }
 }
 

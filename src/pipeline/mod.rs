@@ -1,10 +1,10 @@
-//! The import pipeline, the only place with threads: one reader thread pulls games from any
-//! source, rayon workers replay them and compute their positions' keys, and the calling
-//! thread writes batches to the [`Store`].
+//! The import pipeline, the only place with threads: one reader thread reads files and cuts
+//! them into [`Piece`]s, rayon workers read the pieces' games, replay them and compute their
+//! positions' keys, and the calling thread writes batches to the [`Store`].
 //!
-//! Memory is bounded: games travel in chunks over bounded channels, and the writer flushes
-//! every `batch_games` games (one transaction holding the games and their statistics, merged
-//! into the database with UPSERTs).
+//! Memory is bounded: work travels in chunks of about [`CHUNK_BYTES`] over bounded channels,
+//! and the writer flushes every `batch_games` games (one transaction holding the games and
+//! their statistics).
 //!
 //! ```
 //! use qipu::formats::{Game, MoveNode, Source};
@@ -26,9 +26,12 @@ use std::{collections::HashSet, sync::mpsc, thread};
 use rayon::prelude::*;
 
 use crate::{
-    formats::{Game, GameError},
+    formats::{Game, GameError, GameNumbers, Piece},
     store::{GameRecord, Store, StoreError},
 };
+
+/// Bytes of input per chunk of work handed to the workers.
+pub const CHUNK_BYTES: usize = 512 << 10;
 
 /// Import settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,8 +87,53 @@ pub struct ImportReport {
     pub errors: Vec<GameError>,
 }
 
-type Chunk = Vec<Result<Game, GameError>>;
-type Prepared = Vec<Result<GameRecord, GameError>>;
+/// A unit of work: a piece of a file, or a game already read.
+enum Unit {
+    Piece(Piece),
+    Game(Box<Result<Game, GameError>>),
+}
+
+impl Unit {
+    fn size(&self) -> usize {
+        match self {
+            Unit::Piece(p) => p.size().max(1),
+            Unit::Game(_) => 1,
+        }
+    }
+}
+
+/// What a worker made of a unit: its games replayed, and the piece they came from (whose
+/// game indices count from 0 until [`GameNumbers`] places them in their file).
+type Prepared = (Option<Piece>, Vec<Result<GameRecord, GameError>>);
+
+fn prepare(unit: Unit, max_ply: usize) -> Prepared {
+    let record = |g: Result<Game, GameError>| g.and_then(|g| GameRecord::from_game(&g, max_ply));
+    match unit {
+        Unit::Game(g) => (None, vec![record(*g)]),
+        Unit::Piece(p) => {
+            let records = p.read().into_iter().map(record).collect();
+            (Some(p), records)
+        }
+    }
+}
+
+/// Imports the games of some pieces (see [`crate::formats::pieces`]): the import of files,
+/// folders and archives, their pieces read in parallel. Game indices are those of
+/// [`crate::formats::read_path`].
+///
+/// # Errors
+/// As [`import`].
+pub fn import_pieces<I>(
+    store: &mut Store,
+    pieces: I,
+    opts: &ImportOptions,
+    progress: impl FnMut(&Progress),
+) -> Result<ImportReport, StoreError>
+where
+    I: Iterator<Item = Piece> + Send,
+{
+    run(store, pieces.map(Unit::Piece), opts, progress)
+}
 
 /// Imports games into the store. `games` is any source of games (a reader over files, or
 /// games built in memory); `progress` is called after every chunk of games.
@@ -101,10 +149,27 @@ pub fn import<I>(
     store: &mut Store,
     games: I,
     opts: &ImportOptions,
-    mut progress: impl FnMut(&Progress),
+    progress: impl FnMut(&Progress),
 ) -> Result<ImportReport, StoreError>
 where
     I: Iterator<Item = Result<Game, GameError>> + Send,
+{
+    run(
+        store,
+        games.map(|g| Unit::Game(Box::new(g))),
+        opts,
+        progress,
+    )
+}
+
+fn run<I>(
+    store: &mut Store,
+    units: I,
+    opts: &ImportOptions,
+    mut progress: impl FnMut(&Progress),
+) -> Result<ImportReport, StoreError>
+where
+    I: Iterator<Item = Unit> + Send,
 {
     store.fix_max_ply(opts.max_ply)?;
     let chunk_games = opts.chunk_games.max(1);
@@ -115,17 +180,19 @@ where
     let mut counters = Progress::default();
 
     thread::scope(|s| -> Result<(), StoreError> {
-        let (chunk_tx, chunk_rx) = mpsc::sync_channel::<Chunk>(4);
-        let (prep_tx, prep_rx) = mpsc::sync_channel::<Prepared>(4);
+        let (chunk_tx, chunk_rx) = mpsc::sync_channel::<Vec<Unit>>(4);
+        let (prep_tx, prep_rx) = mpsc::sync_channel::<Vec<Prepared>>(4);
         s.spawn(move || {
-            let mut chunk = Vec::with_capacity(chunk_games);
-            for g in games {
-                chunk.push(g);
-                if chunk.len() >= chunk_games {
-                    let full = std::mem::replace(&mut chunk, Vec::with_capacity(chunk_games));
-                    if chunk_tx.send(full).is_err() {
+            let mut chunk = Vec::new();
+            let mut bytes = 0;
+            for unit in units {
+                bytes += unit.size();
+                chunk.push(unit);
+                if bytes >= CHUNK_BYTES || chunk.len() >= chunk_games {
+                    if chunk_tx.send(std::mem::take(&mut chunk)).is_err() {
                         return; // the writer stopped
                     }
+                    bytes = 0;
                 }
             }
             if !chunk.is_empty() {
@@ -134,43 +201,49 @@ where
         });
         s.spawn(move || {
             for chunk in chunk_rx {
-                let prepared: Prepared = chunk
+                let prepared: Vec<Prepared> = chunk
                     .into_par_iter()
-                    .map(|g| g.and_then(|g| GameRecord::from_game(&g, max_ply)))
+                    .map(|unit| prepare(unit, max_ply))
                     .collect();
                 if prep_tx.send(prepared).is_err() {
                     return;
                 }
             }
         });
+        let mut numbers = GameNumbers::default();
         let mut batch: Vec<GameRecord> = Vec::with_capacity(batch_games);
         for prepared in prep_rx {
-            for item in prepared {
-                match item {
-                    Ok(r) => {
-                        counters.games_read += 1;
-                        if !files.contains(&r.source.file) {
-                            files.insert(r.source.file.clone());
-                        }
-                        batch.push(r);
-                    }
-                    Err(e) => {
-                        if e.game.is_some() {
+            for (piece, mut items) in prepared {
+                if let Some(p) = &piece {
+                    numbers.place(p, &mut items);
+                }
+                for item in items {
+                    match item {
+                        Ok(r) => {
                             counters.games_read += 1;
-                            counters.rejected += 1;
+                            if !files.contains(&r.source.file) {
+                                files.insert(r.source.file.clone());
+                            }
+                            batch.push(r);
                         }
-                        if !files.contains(&e.file) {
-                            files.insert(e.file.clone());
+                        Err(e) => {
+                            if e.game.is_some() {
+                                counters.games_read += 1;
+                                counters.rejected += 1;
+                            }
+                            if !files.contains(&e.file) {
+                                files.insert(e.file.clone());
+                            }
+                            report.errors.push(e);
                         }
-                        report.errors.push(e);
                     }
                 }
-            }
-            if batch.len() >= batch_games {
-                let out = store.write_batch(&batch)?;
-                batch.clear();
-                counters.imported += out.imported;
-                counters.duplicates += out.duplicates;
+                if batch.len() >= batch_games {
+                    let out = store.write_batch(&batch)?;
+                    batch.clear();
+                    counters.imported += out.imported;
+                    counters.duplicates += out.duplicates;
+                }
             }
             progress(&counters);
         }

@@ -1,4 +1,4 @@
-//! Small value codecs: results, packed move lists, the content hash and the top-games rank.
+//! Small value codecs: variants, results, packed move lists and the content hash.
 
 use crate::rules::{Color, Move, Outcome, Variant};
 
@@ -129,28 +129,6 @@ pub fn content_hash(
     h.finish()
 }
 
-/// Sort key of the top-games list, ascending = better: higher mean known rating first, then
-/// the later date (`YYYY[-MM[-DD]]`, missing parts as 0).
-pub(super) fn rank(ratings: [Option<u32>; 2], date: Option<&str>) -> i64 {
-    let known: Vec<u32> = ratings.into_iter().flatten().collect();
-    let rating = if known.is_empty() {
-        0
-    } else {
-        i64::from(known.iter().map(|&r| r.min(99_999)).sum::<u32>()) / known.len() as i64
-    };
-    -(rating * 100_000_000 + date_number(date))
-}
-
-/// `YYYY-MM-DD` → YYYYMMDD as a number (missing or unreadable parts count as 0).
-pub(super) fn date_number(date: Option<&str>) -> i64 {
-    let Some(d) = date else { return 0 };
-    let mut parts = d.split('-').map(|p| p.parse::<i64>().unwrap_or(0));
-    let y = parts.next().unwrap_or(0).clamp(0, 9999);
-    let m = parts.next().unwrap_or(0).clamp(0, 99);
-    let day = parts.next().unwrap_or(0).clamp(0, 99);
-    y * 10_000 + m * 100 + day
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,15 +142,6 @@ mod tests {
         assert_eq!(unpack_moves(&pack_moves(&moves)), Some(moves));
         assert_eq!(unpack_moves(&[1]), None);
         assert_eq!(unpack_moves(&[0xff, 0xff]), None);
-    }
-
-    #[test]
-    fn rank_orders_rating_then_date() {
-        let a = rank([Some(2600), Some(2500)], Some("2001"));
-        let b = rank([Some(2500), None], Some("2020-01-01"));
-        let c = rank([None, None], Some("2020-01-02"));
-        let d = rank([None, None], Some("2020-01"));
-        assert!(a < b && b < c && c < d);
     }
 
     #[test]

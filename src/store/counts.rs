@@ -31,7 +31,7 @@ pub struct GameCounts {
 }
 
 impl GameCounts {
-    /// GameCounts one game with its result (`None` = unknown) and its players' ratings.
+    /// Counts one game with its result (`None` = unknown) and its players' ratings.
     pub fn add_game(&mut self, result: Option<Outcome>, ratings: [Option<u32>; 2]) {
         self.games += 1;
         match result {
@@ -48,6 +48,29 @@ impl GameCounts {
             self.rating_sum += u64::from(r);
             self.rating_count += 1;
         }
+    }
+
+    /// The score of `side`: its wins plus half the draws, over the games with a known
+    /// result (0.5 when none is known).
+    ///
+    /// ```
+    /// use qipu::rules::Color;
+    /// use qipu::store::GameCounts;
+    /// let c = GameCounts { games: 5, first_wins: 2, draws: 1, second_wins: 1, ..Default::default() };
+    /// assert_eq!(c.score(Color::First), 0.625);
+    /// assert_eq!(c.score(Color::Second), 0.375);
+    /// assert_eq!(GameCounts::default().score(Color::First), 0.5);
+    /// ```
+    pub fn score(&self, side: Color) -> f64 {
+        let decided = self.first_wins + self.draws + self.second_wins;
+        if decided == 0 {
+            return 0.5;
+        }
+        let wins = match side {
+            Color::First => self.first_wins,
+            Color::Second => self.second_wins,
+        };
+        (wins as f64 + self.draws as f64 / 2.0) / decided as f64
     }
 
     /// Adds another set of counts.

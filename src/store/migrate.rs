@@ -1,13 +1,33 @@
 //! Forward migrations: `schema/NNN_*.sql`, applied in order, each in one transaction that
-//! also bumps `PRAGMA user_version`.
+//! also bumps `PRAGMA user_version` and runs the migration's Rust step, if it has one.
 
 use rusqlite::Connection;
 
-use super::StoreError;
+use super::{Store, StoreError};
+
+/// A migration's Rust step: what must be computed after its SQL, in the same transaction.
+type Step = fn(&Store) -> Result<(), StoreError>;
+
+/// A schema change: its SQL, then its Rust step if any.
+pub(super) struct Migration {
+    pub name: &'static str,
+    pub sql: &'static str,
+    pub then: Option<Step>,
+}
 
 /// Every migration, in order; `user_version` = how many have been applied.
-pub(super) const MIGRATIONS: &[(&str, &str)] =
-    &[("001_init", include_str!("../../schema/001_init.sql"))];
+pub(super) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        name: "001_init",
+        sql: include_str!("../../schema/001_init.sql"),
+        then: None,
+    },
+    Migration {
+        name: "002_positions",
+        sql: include_str!("../../schema/002_positions.sql"),
+        then: Some(Store::rebuild_positions),
+    },
+];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {
     Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
@@ -21,14 +41,18 @@ fn too_new(v: i64) -> StoreError {
 }
 
 /// Applies the migrations the database lacks.
-pub(super) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    let v = version(conn)?;
+pub(super) fn migrate(store: &Store) -> Result<(), StoreError> {
+    let v = version(&store.conn)?;
     if v > MIGRATIONS.len() as i64 {
         return Err(too_new(v));
     }
-    for (i, (_name, sql)) in MIGRATIONS.iter().enumerate().skip(v.max(0) as usize) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
+    for (i, m) in MIGRATIONS.iter().enumerate().skip(v.max(0) as usize) {
+        let tx = store.conn.unchecked_transaction()?;
+        tx.execute_batch(m.sql)
+            .map_err(|e| StoreError::Schema(format!("migration {}: {e}", m.name)))?;
+        if let Some(step) = m.then {
+            step(store)?;
+        }
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
         tx.commit()?;
     }

@@ -27,8 +27,10 @@
 mod codec;
 mod counts;
 mod migrate;
+mod position;
 mod read;
 mod record;
+mod varint;
 mod write;
 
 use std::{fmt, path::Path};
@@ -37,7 +39,10 @@ use rusqlite::{Connection, OpenFlags};
 
 pub use codec::{content_hash, END_OF_GAME};
 pub use counts::GameCounts;
-pub use read::{DbStats, GameThrough, GamesIter, MoveRow, OpeningRow, StoredGame, VariantCount};
+pub use position::{LIST_MAX, TOP_KEPT};
+pub use read::{
+    DbStats, GameThrough, GamesIter, MoveRow, OpeningRow, PositionStats, StoredGame, VariantCount,
+};
 pub use record::{GameRecord, OPENING_PLIES};
 pub use write::BatchOutcome;
 
@@ -102,8 +107,8 @@ impl Store {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "cache_size", -262_144)?; // 256 MiB
         conn.pragma_update(None, "temp_store", "MEMORY")?;
-        let mut store = Store { conn };
-        migrate::migrate(&mut store.conn)?;
+        let store = Store { conn };
+        migrate::migrate(&store)?;
         Ok(store)
     }
 
@@ -129,9 +134,11 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails.
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        let mut conn = Connection::open_in_memory()?;
-        migrate::migrate(&mut conn)?;
-        Ok(Store { conn })
+        let store = Store {
+            conn: Connection::open_in_memory()?,
+        };
+        migrate::migrate(&store)?;
+        Ok(store)
     }
 
     /// The depth limit the database was built with (`Some(0)` = whole games), `None` before

@@ -3,8 +3,11 @@
 use rusqlite::{OptionalExtension, Row};
 
 use super::{
-    codec::{result_from_code, unpack_moves, variant_code, variant_from_code, END_OF_GAME},
-    Store, StoreError,
+    codec::{result_from_code, unpack_moves, variant_code, variant_from_code},
+    position::{
+        add_label, add_to_rows, decode_links, move_from_code, top_score, Facts, Link, Summary,
+    },
+    GameCounts, Store, StoreError,
 };
 use crate::{
     formats::{Source, Tags},
@@ -17,18 +20,8 @@ use crate::{
 pub struct MoveRow {
     /// The move; `None` for "the game ended here".
     pub mv: Option<Move>,
-    /// Games.
-    pub games: u64,
-    /// First player (Red/Cho) won.
-    pub first_wins: u64,
-    /// Drawn.
-    pub draws: u64,
-    /// Second player won.
-    pub second_wins: u64,
-    /// Sum of the known ratings of both players over those games.
-    pub rating_sum: u64,
-    /// Number of ratings in `rating_sum`.
-    pub rating_count: u64,
+    /// Games by result, and their players' known ratings.
+    pub counts: GameCounts,
     /// Earliest date.
     pub first_date: Option<String>,
     /// Latest date.
@@ -36,15 +29,34 @@ pub struct MoveRow {
 }
 
 impl MoveRow {
-    /// The row's game and rating counts.
-    pub fn counts(&self) -> super::GameCounts {
-        super::GameCounts {
-            games: self.games,
-            first_wins: self.first_wins,
-            draws: self.draws,
-            second_wins: self.second_wins,
-            rating_sum: self.rating_sum,
-            rating_count: self.rating_count,
+    /// Counts one more game: its result (`None` = unknown), its players' ratings and date.
+    pub fn add_game(
+        &mut self,
+        result: Option<Outcome>,
+        ratings: [Option<u32>; 2],
+        date: Option<&str>,
+    ) {
+        self.counts.add_game(result, ratings);
+        self.widen_dates(date, date);
+    }
+
+    /// Adds another row's games (same move, or a transposition or mirror of it).
+    pub fn merge(&mut self, other: &MoveRow) {
+        self.counts.merge(&other.counts);
+        self.widen_dates(other.first_date.as_deref(), other.last_date.as_deref());
+    }
+
+    /// Widens the date range to cover `first` and `last`.
+    fn widen_dates(&mut self, first: Option<&str>, last: Option<&str>) {
+        if let Some(d) = first {
+            if self.first_date.as_deref().is_none_or(|f| d < f) {
+                self.first_date = Some(d.to_string());
+            }
+        }
+        if let Some(d) = last {
+            if self.last_date.as_deref().is_none_or(|l| d > l) {
+                self.last_date = Some(d.to_string());
+            }
         }
     }
 }
@@ -79,8 +91,8 @@ pub struct GameThrough {
 }
 
 impl GameThrough {
-    /// The game's opening label as stored in `position_openings`: its ECCO code (Xiangqi)
-    /// or `first/second` formations (Janggi).
+    /// The game's opening label: its ECCO code (Xiangqi) or `first/second` formations
+    /// (Janggi).
     pub fn opening_label(&self, variant: Variant) -> Option<String> {
         match variant {
             Variant::Xiangqi => self.ecco.as_deref().and_then(super::record::normal_ecco),
@@ -89,6 +101,14 @@ impl GameThrough {
                 self.second_formation.as_deref(),
             ),
         }
+    }
+
+    /// The order of best-games lists: higher mean known rating first, then the later date,
+    /// then the smaller id.
+    pub fn top_order(a: &GameThrough, b: &GameThrough) -> std::cmp::Ordering {
+        let score =
+            |g: &GameThrough| top_score([g.first_rating, g.second_rating], g.date.as_deref());
+        score(b).cmp(&score(a)).then(a.id.cmp(&b.id))
     }
 }
 
@@ -148,17 +168,6 @@ pub struct DbStats {
     pub top_events: Vec<(String, u64)>,
 }
 
-fn mv_from_code(code: i64) -> Result<Option<Move>, StoreError> {
-    if code == i64::from(END_OF_GAME) {
-        return Ok(None);
-    }
-    u16::try_from(code)
-        .ok()
-        .and_then(Move::from_u16)
-        .map(Some)
-        .ok_or_else(|| StoreError::Corrupt(format!("bad move code {code}")))
-}
-
 fn count(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
 }
@@ -212,41 +221,177 @@ fn stored_game(row: &Row<'_>) -> rusqlite::Result<Result<StoredGame, StoreError>
     }))
 }
 
+/// Everything the explorer shows of one position, read from its row at once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PositionStats {
+    /// Every move played from the position, by move code, plus a row with `mv == None` for
+    /// the games that ended there.
+    pub moves: Vec<MoveRow>,
+    /// Opening labels of the games through the position, most frequent first (games
+    /// without a label are left out).
+    pub openings: Vec<OpeningRow>,
+    /// The best games through it: best rated first, then latest, then by id.
+    pub top: Vec<GameThrough>,
+}
+
+/// A game through a position as the statistics read it: the game and its opening label.
+pub(super) struct Through {
+    game: GameThrough,
+    label: Option<String>,
+}
+
+impl Through {
+    pub(super) fn facts(&self) -> Facts<'_> {
+        let g = &self.game;
+        Facts {
+            result: g.result,
+            ratings: [g.first_rating, g.second_rating],
+            date: g.date.as_deref(),
+            label: self.label.as_deref(),
+        }
+    }
+}
+
+/// One row of `positions`, decoded.
+pub(super) struct PositionRow {
+    pub summary: Option<Summary>,
+    pub links: Vec<Link>,
+}
+
+const THROUGH_SQL: &str = "SELECT first, second, first_rating, second_rating, result, date, \
+    event, ecco, first_formation, second_formation, variant FROM games WHERE id = ?1";
+
+/// Most frequent first, then by label; unlabelled games left out.
+fn sort_openings(mut openings: Vec<OpeningRow>) -> Vec<OpeningRow> {
+    openings.retain(|o| !o.label.is_empty());
+    openings.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.label.cmp(&b.label)));
+    openings
+}
+
 impl Store {
+    /// The `positions` row of a key, if any game went through it.
+    pub(super) fn position_row(&self, key: u64) -> Result<Option<PositionRow>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT summary, links FROM positions WHERE key = ?1")?;
+        let raw: Option<(Option<Vec<u8>>, Vec<u8>)> = stmt
+            .query_row([key as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let Some((summary, links)) = raw else {
+            return Ok(None);
+        };
+        Ok(Some(PositionRow {
+            summary: summary.as_deref().map(Summary::decode).transpose()?,
+            links: decode_links(&links)?,
+        }))
+    }
+
+    /// A stored game as the statistics see it.
+    pub(super) fn through(&self, id: i64, mv: u16) -> Result<Through, StoreError> {
+        let mut stmt = self.conn.prepare_cached(THROUGH_SQL)?;
+        let row = stmt
+            .query_row([id], |r| {
+                Ok((
+                    GameThrough {
+                        id,
+                        mv: None,
+                        first: r.get(0)?,
+                        second: r.get(1)?,
+                        first_rating: rating(r.get(2)?),
+                        second_rating: rating(r.get(3)?),
+                        result: result_from_code(r.get(4)?),
+                        date: r.get(5)?,
+                        event: r.get(6)?,
+                        ecco: r.get(7)?,
+                        first_formation: r.get(8)?,
+                        second_formation: r.get(9)?,
+                    },
+                    r.get::<_, i64>(10)?,
+                ))
+            })
+            .optional()?;
+        let Some((mut game, variant)) = row else {
+            return Err(StoreError::Corrupt(format!(
+                "a position links to game {id}, which is not stored"
+            )));
+        };
+        let variant = variant_from_code(variant)
+            .ok_or_else(|| StoreError::Corrupt(format!("game {id}: bad variant")))?;
+        game.mv = move_from_code(mv)?;
+        let label = game.opening_label(variant);
+        Ok(Through { game, label })
+    }
+
+    /// The games behind some links.
+    fn throughs(&self, links: &[Link]) -> Result<Vec<Through>, StoreError> {
+        links.iter().map(|l| self.through(l.game, l.mv)).collect()
+    }
+
+    /// The moves, opening labels and best `top` games of a position (by key); empty when no
+    /// stored game went through it. A busy position is answered from its summary (one row);
+    /// a position of at most [`LIST_MAX`](super::LIST_MAX) games is counted from them.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails or a row is corrupt.
+    pub fn lookup(&self, key: u64, top: usize) -> Result<PositionStats, StoreError> {
+        let Some(row) = self.position_row(key)? else {
+            return Ok(PositionStats::default());
+        };
+        match row.summary {
+            Some(s) => {
+                let top = if top <= s.top.len() || s.top.len() == row.links.len() {
+                    s.top
+                        .iter()
+                        .take(top)
+                        .map(|&(_, id)| {
+                            let mv = row
+                                .links
+                                .binary_search_by_key(&id, |l| l.game)
+                                .map(|i| row.links[i].mv)
+                                .map_err(|_| {
+                                    StoreError::Corrupt(format!(
+                                        "best game {id} is not linked to the position"
+                                    ))
+                                })?;
+                            Ok(self.through(id, mv)?.game)
+                        })
+                        .collect::<Result<_, StoreError>>()?
+                } else {
+                    best_games(self.throughs(&row.links)?, top)
+                };
+                Ok(PositionStats {
+                    moves: s.moves,
+                    openings: sort_openings(s.labels),
+                    top,
+                })
+            }
+            None => {
+                let games = self.throughs(&row.links)?;
+                let mut moves = Vec::new();
+                let mut openings = Vec::new();
+                for g in &games {
+                    let facts = g.facts();
+                    add_to_rows(&mut moves, g.game.mv, &facts);
+                    if let Some(label) = facts.label {
+                        add_label(&mut openings, label, 1);
+                    }
+                }
+                Ok(PositionStats {
+                    moves,
+                    openings: sort_openings(openings),
+                    top: best_games(games, top),
+                })
+            }
+        }
+    }
+
     /// Every move played from a position (by key), plus a row with `mv == None` for the
-    /// games that ended there. A few page reads: the rows of one key are adjacent in the
-    /// `moves` table's primary key.
+    /// games that ended there, by move code.
     ///
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is corrupt.
     pub fn position(&self, key: u64) -> Result<Vec<MoveRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT mv, games, first_wins, draws, second_wins, rating_sum, rating_count, \
-             first_date, last_date FROM moves WHERE key = ?1",
-        )?;
-        let rows = stmt.query_map([key as i64], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                MoveRow {
-                    mv: None,
-                    games: count(r.get(1)?),
-                    first_wins: count(r.get(2)?),
-                    draws: count(r.get(3)?),
-                    second_wins: count(r.get(4)?),
-                    rating_sum: count(r.get(5)?),
-                    rating_count: count(r.get(6)?),
-                    first_date: r.get(7)?,
-                    last_date: r.get(8)?,
-                },
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (code, mut m) = row?;
-            m.mv = mv_from_code(code)?;
-            out.push(m);
-        }
-        Ok(out)
+        Ok(self.lookup(key, 0)?.moves)
     }
 
     /// Games through a position, best rated first, then latest; at most `limit` of them
@@ -259,74 +404,15 @@ impl Store {
         key: u64,
         limit: Option<usize>,
     ) -> Result<Vec<GameThrough>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT g.id, p.mv, g.first, g.second, g.first_rating, g.second_rating, g.result, \
-             g.date, g.event, g.ecco, g.first_formation, g.second_formation FROM position_games p JOIN games g ON g.id = p.game_id \
-             WHERE p.key = ?1 ORDER BY p.rank, p.game_id LIMIT ?2",
-        )?;
-        let lim = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
-        let rows = stmt.query_map(rusqlite::params![key as i64, lim], |r| {
-            Ok((
-                r.get::<_, i64>(1)?,
-                GameThrough {
-                    id: r.get(0)?,
-                    mv: None,
-                    first: r.get(2)?,
-                    second: r.get(3)?,
-                    first_rating: rating(r.get(4)?),
-                    second_rating: rating(r.get(5)?),
-                    result: result_from_code(r.get(6)?),
-                    date: r.get(7)?,
-                    event: r.get(8)?,
-                    ecco: r.get(9)?,
-                    first_formation: r.get(10)?,
-                    second_formation: r.get(11)?,
-                },
-            ))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (code, mut g) = row?;
-            g.mv = mv_from_code(code)?;
-            out.push(g);
-        }
-        Ok(out)
-    }
-
-    /// Opening labels tagged on the games through a position, most frequent first (games
-    /// without a label are left out). Uses the precomputed `position_openings` rows for early
-    /// positions and counts the games through the position otherwise.
-    ///
-    /// # Errors
-    /// [`StoreError`] if SQLite fails.
-    pub fn openings(&self, key: u64, variant: Variant) -> Result<Vec<OpeningRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT label, games FROM position_openings WHERE key = ?1 ORDER BY games DESC, label",
-        )?;
-        let mut out: Vec<OpeningRow> = stmt
-            .query_map([key as i64], |r| {
-                Ok(OpeningRow {
-                    label: r.get(0)?,
-                    games: count(r.get(1)?),
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        if out.is_empty() {
-            // Deep position (no game reached it before ply OPENING_PLIES): few games go
-            // through it, count their labels.
-            let mut n: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
-            for g in self.games_through(key, None)? {
-                *n.entry(g.opening_label(variant).unwrap_or_default())
-                    .or_default() += 1;
+        match limit {
+            Some(n) => Ok(self.lookup(key, n)?.top),
+            None => {
+                let Some(row) = self.position_row(key)? else {
+                    return Ok(Vec::new());
+                };
+                Ok(best_games(self.throughs(&row.links)?, usize::MAX))
             }
-            out = n
-                .into_iter()
-                .map(|(label, games)| OpeningRow { label, games })
-                .collect();
-            out.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.label.cmp(&b.label)));
         }
-        out.retain(|o| !o.label.is_empty());
-        Ok(out)
     }
 
     /// One stored game by id.
@@ -391,33 +477,47 @@ impl Store {
         &self,
         mut f: impl FnMut(u64, &MoveRow) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT key, mv, games, first_wins, draws, second_wins, rating_sum, rating_count, \
-             first_date, last_date FROM moves ORDER BY key, mv",
-        )?;
+        self.for_each_position(|key, row| {
+            let moves = match row.summary {
+                Some(s) => s.moves,
+                None => {
+                    let mut moves = Vec::new();
+                    for g in self.throughs(&row.links)? {
+                        add_to_rows(&mut moves, g.game.mv, &g.facts());
+                    }
+                    moves
+                }
+            };
+            moves.iter().try_for_each(|m| f(key, m))
+        })
+    }
+
+    /// Calls `f` for every row of `positions`, in key order.
+    fn for_each_position(
+        &self,
+        mut f: impl FnMut(u64, PositionRow) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT key, summary, links FROM positions ORDER BY key")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let key: i64 = r.get(0)?;
-            let row = MoveRow {
-                mv: mv_from_code(r.get(1)?)?,
-                games: count(r.get(2)?),
-                first_wins: count(r.get(3)?),
-                draws: count(r.get(4)?),
-                second_wins: count(r.get(5)?),
-                rating_sum: count(r.get(6)?),
-                rating_count: count(r.get(7)?),
-                first_date: r.get(8)?,
-                last_date: r.get(9)?,
+            let summary: Option<Vec<u8>> = r.get(1)?;
+            let links: Vec<u8> = r.get(2)?;
+            let row = PositionRow {
+                summary: summary.as_deref().map(Summary::decode).transpose()?,
+                links: decode_links(&links)?,
             };
-            f(key as u64, &row)?;
+            f(key as u64, row)?;
         }
         Ok(())
     }
 
-    /// What is in the database.
+    /// What is in the database. Counting the (position, move) pairs reads every position.
     ///
     /// # Errors
-    /// [`StoreError`] if SQLite fails.
+    /// [`StoreError`] if SQLite fails or a row is corrupt.
     pub fn stats(&self) -> Result<DbStats, StoreError> {
         let mut games = Vec::new();
         for v in Variant::ALL {
@@ -431,14 +531,21 @@ impl Store {
                 games: count(n),
             });
         }
-        let one = |sql: &str| -> Result<u64, StoreError> {
-            Ok(count(self.conn.query_row(sql, [], |r| r.get(0))?))
-        };
-        let positions = one("SELECT count(*) FROM (SELECT DISTINCT key FROM moves)")?;
-        let position_moves = one("SELECT count(*) FROM moves")?;
-        let position_games = one("SELECT count(*) FROM position_games")?;
-        let size_bytes =
-            one("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size")?;
+        let (mut positions, mut position_moves, mut position_games) = (0, 0, 0);
+        self.for_each_position(|_, row| {
+            positions += 1;
+            position_games += row.links.len() as u64;
+            let mut codes: Vec<u16> = row.links.iter().map(|l| l.mv).collect();
+            codes.sort_unstable();
+            codes.dedup();
+            position_moves += codes.len() as u64;
+            Ok(())
+        })?;
+        let size_bytes = count(self.conn.query_row(
+            "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size",
+            [],
+            |r| r.get(0),
+        )?);
         let mut stmt = self.conn.prepare(
             "SELECT event, count(*) AS n FROM games WHERE event IS NOT NULL AND event <> '' \
              GROUP BY event ORDER BY n DESC, event LIMIT 10",
@@ -456,6 +563,14 @@ impl Store {
             top_events,
         })
     }
+}
+
+/// The best `n` of some games: best rated first, then latest, then by id.
+fn best_games(games: Vec<Through>, n: usize) -> Vec<GameThrough> {
+    let mut games: Vec<GameThrough> = games.into_iter().map(|t| t.game).collect();
+    games.sort_by(GameThrough::top_order);
+    games.truncate(n);
+    games
 }
 
 /// Iterator returned by [`Store::games`].

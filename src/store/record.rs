@@ -1,10 +1,14 @@
 //! [`GameRecord`]: a replayed game ready to store, with the positions it counts.
 
-use super::codec::{content_hash, END_OF_GAME};
+use super::{
+    codec::{content_hash, END_OF_GAME},
+    position::Facts,
+};
 use crate::{
     formats::{replay, Game, GameError, Source, Tags},
-    rules::{Move, Outcome, Variant},
+    rules::{AnyPosition, Move, Outcome, Variant},
 };
+use std::collections::HashMap;
 
 /// Positions at plies below this also count towards the opening name of the position
 /// (ECCO classifies by the first 20 plies).
@@ -57,45 +61,7 @@ impl GameRecord {
     /// ```
     pub fn from_game(game: &Game, max_ply: usize) -> Result<GameRecord, GameError> {
         let rep = replay(game)?;
-        let limit = if max_ply == 0 { usize::MAX } else { max_ply };
-        let mut positions: Vec<(u64, u16, u16)> =
-            Vec::with_capacity(rep.moves.len().min(limit) + 1);
-        let mut index: Option<std::collections::HashMap<u64, usize>> = None;
-        let mut pos = rep.start.clone();
-        let mut note = |key: u64, code: u16, ply: usize, positions: &mut Vec<(u64, u16, u16)>| {
-            let found = match &index {
-                Some(map) => map.get(&key).copied(),
-                None => positions.iter().position(|p| p.0 == key),
-            };
-            match found {
-                Some(i) => positions[i].1 = code,
-                None => {
-                    if let Some(map) = &mut index {
-                        map.insert(key, positions.len());
-                    } else if positions.len() >= 64 {
-                        let mut map: std::collections::HashMap<u64, usize> = positions
-                            .iter()
-                            .enumerate()
-                            .map(|(i, p)| (p.0, i))
-                            .collect();
-                        map.insert(key, positions.len());
-                        index = Some(map);
-                    }
-                    positions.push((key, code, ply.min(u16::MAX as usize) as u16));
-                }
-            }
-        };
-        for (ply, &m) in rep.moves.iter().enumerate() {
-            if ply >= limit {
-                break;
-            }
-            note(pos.key(), m.to_u16(), ply, &mut positions);
-            pos.play_unchecked(m);
-        }
-        if rep.moves.len() < limit {
-            note(pos.key(), END_OF_GAME, rep.moves.len(), &mut positions);
-        }
-
+        let positions = distinct_positions(&rep.start, &rep.moves, max_ply);
         let start_fen_full = rep.start.fen();
         let board_and_turn: String = start_fen_full
             .split_whitespace()
@@ -119,13 +85,7 @@ impl GameRecord {
             tags.second.as_deref(),
             tags.date.as_deref(),
         );
-        let opening_label = match game.variant {
-            Variant::Xiangqi => tags.ecco.as_deref().and_then(normal_ecco),
-            Variant::Janggi => formation_label(
-                tags.first_formation.as_deref(),
-                tags.second_formation.as_deref(),
-            ),
-        };
+        let opening_label = opening_label(game.variant, tags);
         Ok(GameRecord {
             variant: game.variant,
             hash,
@@ -140,6 +100,83 @@ impl GameRecord {
             positions,
             opening_label,
         })
+    }
+}
+
+impl crate::formats::Placed for GameRecord {
+    fn source_mut(&mut self) -> &mut Source {
+        &mut self.source
+    }
+}
+
+impl GameRecord {
+    /// What the position statistics need of this game.
+    pub(super) fn facts(&self) -> Facts<'_> {
+        Facts {
+            result: self.result,
+            ratings: [self.tags.first_rating, self.tags.second_rating],
+            date: self.tags.date.as_deref(),
+            label: self.opening_label.as_deref(),
+        }
+    }
+}
+
+/// `(key, move code, ply)` of each distinct position a game goes through within `max_ply`
+/// plies (0 = the whole game), in order of first occurrence; see [`GameRecord::positions`].
+pub(super) fn distinct_positions(
+    start: &AnyPosition,
+    moves: &[Move],
+    max_ply: usize,
+) -> Vec<(u64, u16, u16)> {
+    let limit = if max_ply == 0 { usize::MAX } else { max_ply };
+    let mut positions: Vec<(u64, u16, u16)> = Vec::with_capacity(moves.len().min(limit) + 1);
+    // Short games search the list; long ones switch to a map.
+    let mut index: Option<HashMap<u64, usize>> = None;
+    let mut note = |key: u64, code: u16, ply: usize, positions: &mut Vec<(u64, u16, u16)>| {
+        let found = match &index {
+            Some(map) => map.get(&key).copied(),
+            None => positions.iter().position(|p| p.0 == key),
+        };
+        match found {
+            Some(i) => positions[i].1 = code,
+            None => {
+                if let Some(map) = &mut index {
+                    map.insert(key, positions.len());
+                } else if positions.len() >= 64 {
+                    let mut map: HashMap<u64, usize> = positions
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| (p.0, i))
+                        .collect();
+                    map.insert(key, positions.len());
+                    index = Some(map);
+                }
+                positions.push((key, code, ply.min(u16::MAX as usize) as u16));
+            }
+        }
+    };
+    let mut pos = start.clone();
+    for (ply, &m) in moves.iter().enumerate() {
+        if ply >= limit {
+            break;
+        }
+        note(pos.key(), m.to_u16(), ply, &mut positions);
+        pos.play_unchecked(m);
+    }
+    if moves.len() < limit {
+        note(pos.key(), END_OF_GAME, moves.len(), &mut positions);
+    }
+    positions
+}
+
+/// A game's opening label: its ECCO code (Xiangqi) or `first/second` formations (Janggi).
+pub(super) fn opening_label(variant: Variant, tags: &Tags) -> Option<String> {
+    match variant {
+        Variant::Xiangqi => tags.ecco.as_deref().and_then(normal_ecco),
+        Variant::Janggi => formation_label(
+            tags.first_formation.as_deref(),
+            tags.second_formation.as_deref(),
+        ),
     }
 }
 

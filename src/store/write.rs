@@ -1,12 +1,13 @@
 //! Writing import batches: games and their statistics in one transaction.
 
-use std::collections::HashMap;
-
 use super::{
-    codec::{pack_moves, rank, result_code, variant_code},
-    record::{GameRecord, OPENING_PLIES},
-    GameCounts, Store, StoreError,
+    codec::{pack_moves, result_code, variant_code},
+    position::{encode_links, Facts, Link, Summary, LIST_MAX},
+    read::StoredGame,
+    record::{distinct_positions, opening_label, GameRecord},
+    Store, StoreError,
 };
+use crate::rules::{AnyPosition, Variant};
 
 /// What a batch did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -17,79 +18,24 @@ pub struct BatchOutcome {
     pub duplicates: u64,
 }
 
-/// Hasher for maps keyed by Zobrist keys, which are already uniformly random: one
-/// multiply-xorshift instead of SipHash.
-#[derive(Default, Clone, Copy)]
-struct KeyHasher(u64);
-
-impl std::hash::Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        let z = self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        z ^ (z >> 29)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 ^= n;
-    }
-    fn write_u16(&mut self, n: u16) {
-        self.0 = self.0.rotate_left(16) ^ u64::from(n);
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.0 ^= n as u64;
-    }
-}
-
-type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<KeyHasher>>;
-
-/// Statistics of one (position, move) summed over a batch.
-#[derive(Default)]
-struct Agg<'a> {
-    counts: GameCounts,
-    first_date: Option<&'a str>,
-    last_date: Option<&'a str>,
-}
-
-impl<'a> Agg<'a> {
-    fn add(&mut self, r: &'a GameRecord) {
-        self.counts
-            .add_game(r.result, [r.tags.first_rating, r.tags.second_rating]);
-        if let Some(d) = r.tags.date.as_deref() {
-            if self.first_date.is_none_or(|f| d < f) {
-                self.first_date = Some(d);
-            }
-            if self.last_date.is_none_or(|l| d > l) {
-                self.last_date = Some(d);
-            }
-        }
-    }
-}
-
 const INSERT_GAME: &str = "INSERT OR IGNORE INTO games (hash, variant, source_file, source_index, \
     event, site, round, date, first, second, first_rating, second_rating, result, ecco, opening, \
     variation, first_formation, second_formation, start_fen, plies, moves) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
 
-const UPSERT_MOVE: &str = "INSERT INTO moves (key, mv, games, first_wins, draws, second_wins, \
-    rating_sum, rating_count, first_date, last_date) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
-    ON CONFLICT (key, mv) DO UPDATE SET games = games + excluded.games, \
-    first_wins = first_wins + excluded.first_wins, draws = draws + excluded.draws, \
-    second_wins = second_wins + excluded.second_wins, rating_sum = rating_sum + excluded.rating_sum, \
-    rating_count = rating_count + excluded.rating_count, \
-    first_date = CASE WHEN excluded.first_date IS NOT NULL AND (first_date IS NULL OR excluded.first_date < first_date) \
-        THEN excluded.first_date ELSE first_date END, \
-    last_date = CASE WHEN excluded.last_date IS NOT NULL AND (last_date IS NULL OR excluded.last_date > last_date) \
-        THEN excluded.last_date ELSE last_date END";
+const INSERT_POSITION: &str =
+    "INSERT OR IGNORE INTO positions (key, summary, links) VALUES (?1, ?2, ?3)";
 
-const UPSERT_OPENING: &str =
-    "INSERT INTO position_openings (key, label, games) VALUES (?1, ?2, ?3) \
-    ON CONFLICT (key, label) DO UPDATE SET games = games + excluded.games";
+const REPLACE_POSITION: &str =
+    "INSERT OR REPLACE INTO positions (key, summary, links) VALUES (?1, ?2, ?3)";
 
-const INSERT_POSITION_GAME: &str =
-    "INSERT OR IGNORE INTO position_games (key, rank, game_id, mv) VALUES (?1, ?2, ?3, ?4)";
+/// A new game's share of the position statistics.
+pub(super) struct Counted<'a> {
+    pub id: i64,
+    pub facts: Facts<'a>,
+    /// `(key, move code, ply)` of each distinct position, as [`GameRecord::positions`].
+    pub positions: &'a [(u64, u16, u16)],
+}
 
 impl Store {
     /// Stores a batch of games and adds the statistics of the new ones, all in one
@@ -99,11 +45,9 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails; the batch is then rolled back.
     pub fn write_batch(&mut self, records: &[GameRecord]) -> Result<BatchOutcome, StoreError> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.unchecked_transaction()?;
         let mut out = BatchOutcome::default();
-        let mut moves: FastMap<(u64, u16), Agg> = FastMap::default();
-        let mut openings: FastMap<(u64, &str), i64> = FastMap::default();
-        let mut links: Vec<(i64, i64, i64, u16)> = Vec::new();
+        let mut counted = Vec::with_capacity(records.len());
         {
             let mut insert = tx.prepare_cached(INSERT_GAME)?;
             for r in records {
@@ -136,50 +80,127 @@ impl Store {
                     continue;
                 }
                 out.imported += 1;
-                let id = tx.last_insert_rowid();
-                let rk = rank([t.first_rating, t.second_rating], t.date.as_deref());
-                for &(key, mv, ply) in &r.positions {
-                    moves.entry((key, mv)).or_default().add(r);
-                    links.push((key as i64, rk, id, mv));
-                    if usize::from(ply) < OPENING_PLIES {
-                        let label = r.opening_label.as_deref().unwrap_or("");
-                        *openings.entry((key, label)).or_default() += 1;
-                    }
-                }
+                counted.push(Counted {
+                    id: tx.last_insert_rowid(),
+                    facts: r.facts(),
+                    positions: &r.positions,
+                });
             }
         }
-        {
-            // Sorted by key so that consecutive writes touch neighbouring pages.
-            let mut rows: Vec<_> = moves.into_iter().collect();
-            rows.sort_unstable_by_key(|((k, m), _)| (*k as i64, *m));
-            let mut upsert = tx.prepare_cached(UPSERT_MOVE)?;
-            for ((key, mv), a) in rows {
-                upsert.execute(rusqlite::params![
-                    key as i64,
-                    mv,
-                    a.counts.games as i64,
-                    a.counts.first_wins as i64,
-                    a.counts.draws as i64,
-                    a.counts.second_wins as i64,
-                    a.counts.rating_sum as i64,
-                    a.counts.rating_count as i64,
-                    a.first_date,
-                    a.last_date,
-                ])?;
-            }
-            links.sort_unstable();
-            let mut link = tx.prepare_cached(INSERT_POSITION_GAME)?;
-            for (key, rk, id, mv) in links {
-                link.execute(rusqlite::params![key, rk, id, mv])?;
-            }
-            let mut rows: Vec<_> = openings.into_iter().collect();
-            rows.sort_unstable_by_key(|((k, l), _)| (*k as i64, *l));
-            let mut upsert = tx.prepare_cached(UPSERT_OPENING)?;
-            for ((key, label), n) in rows {
-                upsert.execute(rusqlite::params![key as i64, label, n])?;
-            }
-        }
+        self.add_positions(&counted)?;
         tx.commit()?;
         Ok(out)
+    }
+
+    /// Recomputes the statistics of every position from the stored games (the Rust step of
+    /// the migration to schema 2), in the caller's transaction.
+    pub(super) fn rebuild_positions(&self) -> Result<(), StoreError> {
+        let max_ply = self.max_ply()?.unwrap_or(crate::pipeline::DEFAULT_MAX_PLY);
+        for variant in Variant::ALL {
+            let mut games = self.games(variant).peekable();
+            while games.peek().is_some() {
+                let chunk: Vec<StoredGame> =
+                    games.by_ref().take(10_000).collect::<Result<_, _>>()?;
+                let mut prepared = Vec::with_capacity(chunk.len());
+                for g in &chunk {
+                    let start = AnyPosition::from_fen(variant, &g.start_fen).map_err(|e| {
+                        StoreError::Corrupt(format!("game {}: start position: {e}", g.id))
+                    })?;
+                    let positions = distinct_positions(&start, &g.moves, max_ply);
+                    prepared.push((opening_label(variant, &g.tags), positions));
+                }
+                let counted: Vec<Counted<'_>> = chunk
+                    .iter()
+                    .zip(&prepared)
+                    .map(|(g, (label, positions))| Counted {
+                        id: g.id,
+                        facts: Facts {
+                            result: g.result,
+                            ratings: [g.tags.first_rating, g.tags.second_rating],
+                            date: g.tags.date.as_deref(),
+                            label: label.as_deref(),
+                        },
+                        positions,
+                    })
+                    .collect();
+                self.add_positions(&counted)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds games to the statistics of the positions they went through: one read and one
+    /// write of each position's row, in key order. Runs inside the caller's transaction.
+    pub(super) fn add_positions(&self, games: &[Counted<'_>]) -> Result<(), StoreError> {
+        // (key, game id, index in `games`, move code), sorted: each key's games together,
+        // by id.
+        let mut touches: Vec<(i64, i64, u32, u16)> =
+            Vec::with_capacity(games.iter().map(|g| g.positions.len()).sum());
+        for (i, g) in games.iter().enumerate() {
+            for &(key, mv, _) in g.positions {
+                touches.push((key as i64, g.id, i as u32, mv));
+            }
+        }
+        touches.sort_unstable();
+        let mut insert = self.conn.prepare_cached(INSERT_POSITION)?;
+        let mut replace = self.conn.prepare_cached(REPLACE_POSITION)?;
+        for group in touches.chunk_by(|a, b| a.0 == b.0) {
+            let key = group[0].0;
+            let add_group = |s: &mut Summary| -> Result<(), StoreError> {
+                for &(_, id, i, mv) in group {
+                    s.add(id, mv, &games[i as usize].facts)?;
+                }
+                Ok(())
+            };
+            let mut links: Vec<Link> = group
+                .iter()
+                .map(|&(_, game, _, mv)| Link { game, mv })
+                .collect();
+            // Most positions are new: try the insert first, merge only if the key is taken.
+            let mut summary = None;
+            if links.len() > LIST_MAX {
+                let mut s = Summary::default();
+                add_group(&mut s)?;
+                summary = Some(s);
+            }
+            let blobs = (summary.as_ref().map(Summary::encode), encode_links(&links));
+            if insert.execute(rusqlite::params![key, blobs.0, blobs.1])? == 1 {
+                continue;
+            }
+            let Some(old) = self.position_row(key as u64)? else {
+                return Err(StoreError::Corrupt(format!("position {key:016x} vanished")));
+            };
+            let mut merged = old.links;
+            let before = merged.len();
+            merged.append(&mut links);
+            if merged[..before]
+                .last()
+                .is_some_and(|l| l.game >= merged[before].game)
+            {
+                merged.sort_unstable();
+                merged.dedup_by_key(|l| l.game);
+            }
+            let summary = match old.summary {
+                Some(mut s) => {
+                    add_group(&mut s)?;
+                    Some(s)
+                }
+                None if merged.len() > LIST_MAX => {
+                    let mut s = Summary::default();
+                    for l in &merged[..before] {
+                        s.add(l.game, l.mv, &self.through(l.game, l.mv)?.facts())?;
+                    }
+                    add_group(&mut s)?;
+                    Some(s)
+                }
+                None => None,
+            };
+            replace.execute(rusqlite::params![
+                key,
+                summary.map(|s| s.encode()),
+                encode_links(&merged)
+            ])?;
+        }
+        Ok(())
     }
 }

@@ -474,3 +474,30 @@ fn mutated_real_records_never_panic_or_hang() {
     );
     assert!(runs > 100);
 }
+
+/// Every PGN file under `../shared/data`, cut at every game boundary `piece_starts` allows:
+/// the pieces read alone give exactly the games of the whole file.
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn every_shared_pgn_cut_into_pieces_reads_the_same() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let (mut files, mut pieces) = (0, 0);
+    let mut stack = vec![shared.join("data")];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn")) {
+                let text = qipu::formats::decode::decode_text(&std::fs::read(&p).unwrap()).text;
+                pieces += super::cut_anywhere_reads_the_same(&p.display().to_string(), &text);
+                files += 1;
+            }
+        }
+    }
+    println!("{files} PGN files cut into {pieces} pieces, all read the same");
+    assert!(files > 20_000 && pieces > files);
+}
