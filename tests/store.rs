@@ -105,6 +105,58 @@ fn schema_1_database_is_migrated_with_its_statistics_rebuilt() {
     assert_eq!((rows, top, positions), dump(&fresh));
 }
 
+/// The best games through the start position of the bundled ccpd sample (679 games, more
+/// than a summary keeps): the summary's list and the full count agree with an order computed
+/// here from the games' ratings and dates.
+#[test]
+fn best_games_from_the_summary_and_from_all_games_agree() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/ccpd");
+    let mut store = Store::open_in_memory().unwrap();
+    qipu::pipeline::import_pieces(
+        &mut store,
+        qipu::formats::pieces(&data),
+        &qipu::pipeline::ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    let start = qipu::rules::AnyPosition::new(Variant::Xiangqi).key();
+    let all = store.games_through(start, None).unwrap();
+    assert!(all.len() > qipu::store::TOP_KEPT + 100, "{}", all.len());
+    let date_number = |d: &Option<String>| -> u64 {
+        let d = d.as_deref().unwrap_or("");
+        let mut p = d.split('-').map(|x| x.parse::<u64>().unwrap_or(0));
+        p.next().unwrap_or(0) * 10_000 + p.next().unwrap_or(0) * 100 + p.next().unwrap_or(0)
+    };
+    let mut expected: Vec<(u64, u64, i64)> = all
+        .iter()
+        .map(|g| {
+            let known: Vec<u64> = [g.first_rating, g.second_rating]
+                .into_iter()
+                .flatten()
+                .map(u64::from)
+                .collect();
+            let mean = if known.is_empty() {
+                0
+            } else {
+                known.iter().sum::<u64>() / known.len() as u64
+            };
+            (mean, date_number(&g.date), g.id)
+        })
+        .collect();
+    expected.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let ids = |v: &[qipu::store::GameThrough]| v.iter().map(|g| g.id).collect::<Vec<_>>();
+    let expected: Vec<i64> = expected.iter().map(|e| e.2).collect();
+    assert_eq!(ids(&all), expected);
+    for n in [1, 10, qipu::store::TOP_KEPT, qipu::store::TOP_KEPT + 50] {
+        let top = store.lookup(start, n).unwrap().top;
+        assert_eq!(ids(&top), expected[..n], "top {n}");
+    }
+    // Each best game comes with the move it played in the start position.
+    let first = &store.lookup(start, 1).unwrap().top[0];
+    assert_eq!(first.mv, all[0].mv);
+    assert!(first.mv.is_some());
+}
+
 #[test]
 fn read_only_refuses_a_foreign_file_and_cannot_write() {
     let dir = tempfile::tempdir().unwrap();
@@ -136,7 +188,7 @@ fn corrupt_rows_are_errors_not_panics() {
     let damage = [
         "UPDATE games SET moves = x'ffffff'; UPDATE positions SET links = x'0180';",
         "UPDATE positions SET summary = x'02';",
-        "UPDATE positions SET summary = x'010105';",
+        "UPDATE positions SET summary = x'020105';",
         "UPDATE positions SET links = x'0500';",
     ];
     for (i, sql) in damage.iter().enumerate() {

@@ -1,7 +1,7 @@
 //! Opening names: the ECCO table (`data/ecco-names.tsv`, see `data/README.md` for its source)
 //! and the Janggi formations.
 
-use std::collections::HashMap;
+use std::{collections::HashMap, sync::OnceLock};
 
 use super::Opening;
 use crate::rules::Variant;
@@ -16,18 +16,28 @@ const ECCO_TSV: &str = include_str!("../../data/ecco-names.tsv");
 /// assert_eq!(qipu::explorer::ecco_name("Z99"), None);
 /// ```
 pub fn ecco_name(code: &str) -> Option<String> {
-    ECCO_TSV.lines().skip(1).find_map(|line| {
-        let mut f = line.split('\t');
-        if f.next()? != code {
-            return None;
-        }
-        let opening = f.next().unwrap_or("").trim();
-        let variation = f.next().unwrap_or("").trim();
-        Some(if variation.is_empty() {
-            opening.to_string()
-        } else {
-            format!("{opening} — {variation}")
-        })
+    let &(opening, variation) = ecco_table().get(code)?;
+    Some(if variation.is_empty() {
+        opening.to_string()
+    } else {
+        format!("{opening} — {variation}")
+    })
+}
+
+/// The ECCO table, parsed once: code → (opening, variation).
+fn ecco_table() -> &'static HashMap<&'static str, (&'static str, &'static str)> {
+    static TABLE: OnceLock<HashMap<&str, (&str, &str)>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        ECCO_TSV
+            .lines()
+            .skip(1)
+            .filter_map(|line| {
+                let mut f = line.split('\t');
+                let code = f.next()?;
+                let opening = f.next().unwrap_or("").trim();
+                Some((code, (opening, f.next().unwrap_or("").trim())))
+            })
+            .collect()
     })
 }
 
@@ -60,7 +70,7 @@ pub fn opening_from_label(variant: Variant, label: &str) -> Opening {
 /// passes, is not given one.
 ///
 /// ```
-/// use std::collections::HashMap;
+/// use std::{collections::HashMap, sync::OnceLock};
 /// use qipu::{explorer::name_position, rules::Variant};
 /// let labels = |v: &[(&str, u64)]| -> HashMap<String, u64> {
 ///     v.iter().map(|(k, n)| (k.to_string(), *n)).collect()
@@ -133,9 +143,6 @@ pub fn name_position(variant: Variant, labels: &HashMap<String, u64>) -> Option<
 }
 
 /// The opening family of an ECCO code: the first column of the table.
-fn ecco_family(code: &str) -> Option<String> {
-    ECCO_TSV.lines().skip(1).find_map(|line| {
-        let mut f = line.split('\t');
-        (f.next()? == code).then(|| f.next().unwrap_or("").trim().to_string())
-    })
+fn ecco_family(code: &str) -> Option<&'static str> {
+    ecco_table().get(code).map(|&(opening, _)| opening)
 }

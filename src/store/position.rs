@@ -153,6 +153,15 @@ pub(super) fn add_label(labels: &mut Vec<OpeningRow>, label: &str, games: u64) {
     }
 }
 
+/// One of a position's best games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Best {
+    /// Its [`Facts::top_score`].
+    pub score: u64,
+    /// The game.
+    pub link: Link,
+}
+
 /// The precomputed statistics of a busy position.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Summary {
@@ -160,11 +169,11 @@ pub(super) struct Summary {
     pub moves: Vec<MoveRow>,
     /// Opening labels and their games, by label.
     pub labels: Vec<OpeningRow>,
-    /// The best [`TOP_KEPT`] games: (top score, game id), best first, then by id.
-    pub top: Vec<(u64, i64)>,
+    /// The best [`TOP_KEPT`] games, best first, then by id.
+    pub top: Vec<Best>,
 }
 
-const SUMMARY_FORMAT: u64 = 1;
+const SUMMARY_FORMAT: u64 = 2;
 
 impl Summary {
     /// Counts one game that played `mv` here.
@@ -173,11 +182,18 @@ impl Summary {
         if let Some(label) = g.label {
             add_label(&mut self.labels, label, 1);
         }
-        let entry = (g.top_score(), id);
-        let better = |a: &(u64, i64), b: &(u64, i64)| b.0.cmp(&a.0).then(a.1.cmp(&b.1));
+        let entry = Best {
+            score: g.top_score(),
+            link: Link { game: id, mv },
+        };
         let i = self
             .top
-            .binary_search_by(|t| better(t, &entry))
+            .binary_search_by(|t| {
+                entry
+                    .score
+                    .cmp(&t.score)
+                    .then(t.link.game.cmp(&entry.link.game))
+            })
             .unwrap_or_else(|i| i);
         if i < TOP_KEPT {
             self.top.insert(i, entry);
@@ -213,9 +229,10 @@ impl Summary {
             varint::put(&mut out, l.games);
         }
         varint::put(&mut out, self.top.len() as u64);
-        for &(score, id) in &self.top {
-            varint::put(&mut out, score);
-            varint::put(&mut out, id.unsigned_abs());
+        for b in &self.top {
+            varint::put(&mut out, b.score);
+            varint::put(&mut out, b.link.game.unsigned_abs());
+            varint::put(&mut out, u64::from(b.link.mv));
         }
         out
     }
@@ -260,7 +277,13 @@ impl Summary {
         let n: usize = r.int()?;
         let mut top = Vec::with_capacity(n.min(TOP_KEPT));
         for _ in 0..n {
-            top.push((r.u64()?, r.int()?));
+            top.push(Best {
+                score: r.u64()?,
+                link: Link {
+                    game: r.int()?,
+                    mv: r.int()?,
+                },
+            });
         }
         if !r.is_empty() {
             return Err(StoreError::Corrupt("summary blob: trailing bytes".into()));
@@ -315,7 +338,7 @@ mod tests {
                 date: Some(&date),
                 label: (id % 3 == 0).then_some("C45"),
             };
-            s.add(id, if id == 7 { END_OF_GAME } else { h2e2 }, &g)
+            s.add(id, if id == 111 { END_OF_GAME } else { h2e2 }, &g)
                 .unwrap();
         }
         let n = TOP_KEPT as u64 + 20;
@@ -335,8 +358,9 @@ mod tests {
         );
         // Same rating for all: the latest first.
         assert_eq!(s.top.len(), TOP_KEPT);
-        assert_eq!(s.top[0].1, n as i64);
-        assert_eq!(s.top[TOP_KEPT - 1].1, 21);
+        assert_eq!(s.top[0].link.game, n as i64);
+        assert_eq!(s.top[TOP_KEPT - 1].link.game, 21);
+        assert_eq!(s.top[9].link.mv, END_OF_GAME);
         let back = Summary::decode(&s.encode()).unwrap();
         assert_eq!(back, s);
         let mut bad = s.encode();

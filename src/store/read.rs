@@ -6,6 +6,7 @@ use super::{
     codec::{result_from_code, unpack_moves, variant_code, variant_from_code},
     position::{
         add_label, add_to_rows, decode_links, move_from_code, top_score, Facts, Link, Summary,
+        TOP_KEPT,
     },
     GameCounts, Store, StoreError,
 };
@@ -334,30 +335,30 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is corrupt.
     pub fn lookup(&self, key: u64, top: usize) -> Result<PositionStats, StoreError> {
-        let Some(row) = self.position_row(key)? else {
-            return Ok(PositionStats::default());
-        };
-        match row.summary {
-            Some(s) => {
-                let top = if top <= s.top.len() || s.top.len() == row.links.len() {
+        // The summary alone when there is one: a busy position's links (three bytes a game)
+        // are not read.
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT summary, CASE WHEN summary IS NULL THEN links END FROM positions WHERE key = ?1",
+        )?;
+        type Blobs = (Option<Vec<u8>>, Option<Vec<u8>>);
+        let raw: Option<Blobs> = stmt
+            .query_row([key as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        match raw {
+            None => Ok(PositionStats::default()),
+            Some((Some(summary), _)) => {
+                let s = Summary::decode(&summary)?;
+                let top = if top <= s.top.len() || s.top.len() < TOP_KEPT {
                     s.top
                         .iter()
                         .take(top)
-                        .map(|&(_, id)| {
-                            let mv = row
-                                .links
-                                .binary_search_by_key(&id, |l| l.game)
-                                .map(|i| row.links[i].mv)
-                                .map_err(|_| {
-                                    StoreError::Corrupt(format!(
-                                        "best game {id} is not linked to the position"
-                                    ))
-                                })?;
-                            Ok(self.through(id, mv)?.game)
-                        })
+                        .map(|b| Ok(self.through(b.link.game, b.link.mv)?.game))
                         .collect::<Result<_, StoreError>>()?
                 } else {
-                    best_games(self.throughs(&row.links)?, top)
+                    self.games_through(key, None)?
+                        .into_iter()
+                        .take(top)
+                        .collect()
                 };
                 Ok(PositionStats {
                     moves: s.moves,
@@ -365,8 +366,8 @@ impl Store {
                     top,
                 })
             }
-            None => {
-                let games = self.throughs(&row.links)?;
+            Some((None, links)) => {
+                let games = self.throughs(&decode_links(&links.unwrap_or_default())?)?;
                 let mut moves = Vec::new();
                 let mut openings = Vec::new();
                 for g in &games {
