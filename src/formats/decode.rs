@@ -65,6 +65,16 @@ pub struct Decoded {
 /// assert_eq!(decode_text("車二進一".as_bytes()).encoding, TextEncoding::Utf8);
 /// ```
 pub fn decode_text(bytes: &[u8]) -> Decoded {
+    decode_with(bytes, true)
+}
+
+/// [`decode_text`] without its shortcut: a legacy-encoded text is always decoded three ways
+/// and scored (the shortcut must agree with this on every text it accepts).
+pub fn decode_text_thorough(bytes: &[u8]) -> Decoded {
+    decode_with(bytes, false)
+}
+
+fn decode_with(bytes: &[u8], quick: bool) -> Decoded {
     if let Some((enc, bom_len)) = Encoding::for_bom(bytes) {
         let te = if enc == UTF_8 {
             TextEncoding::Utf8
@@ -93,6 +103,14 @@ pub fn decode_text(bytes: &[u8]) -> Decoded {
         .copied()
         .filter(|&b| b != 0xff && b != 0x1a)
         .collect();
+    if quick {
+        if let Some(choice) = clear_winner(&stripped) {
+            let d = decode_as(&stripped, choice);
+            if d.malformed == 0 {
+                return d;
+            }
+        }
+    }
     // Score a sample (whole lines) first; fall back to the whole text on a tie.
     let sample = match stripped.get(..SAMPLE) {
         Some(head) => head
@@ -107,6 +125,63 @@ pub fn decode_text(bytes: &[u8]) -> Decoded {
     }
     let choice = best.first().map_or(TextEncoding::Gb18030, |b| b.1);
     decode_as(&stripped, choice)
+}
+
+/// The shortcut: counts, for each legacy encoding, the two-byte characters that are notation
+/// characters in it, straight from the bytes. When one encoding finds at least
+/// [`CLEAR_MIN`] and four times as many as any other, it is chosen without decoding.
+fn clear_winner(bytes: &[u8]) -> Option<TextEncoding> {
+    let tables = pair_tables();
+    let mut scores = [0u32; 3];
+    for (score, (_, table)) in scores.iter_mut().zip(tables) {
+        let mut i = 0;
+        while i + 1 < bytes.len() {
+            let lead = bytes[i];
+            if lead < 0x80 {
+                i += 1;
+                continue;
+            }
+            let pair = usize::from(lead) << 8 | usize::from(bytes[i + 1]);
+            if table[pair / 64] >> (pair % 64) & 1 == 1 {
+                *score += 1;
+            }
+            // GB18030's four-byte sequences have a digit second; elsewhere two bytes.
+            i += if bytes[i + 1].is_ascii_digit() { 4 } else { 2 };
+        }
+    }
+    let best = (0..3).max_by_key(|&i| scores[i])?;
+    let others = scores.iter().enumerate().filter(|&(i, _)| i != best);
+    let runner_up = others.map(|(_, &s)| s).max().unwrap_or(0);
+    (scores[best] >= CLEAR_MIN && scores[best] >= 4 * runner_up).then(|| tables[best].0)
+}
+
+/// Fewest notation characters for the shortcut of [`clear_winner`].
+const CLEAR_MIN: u32 = 8;
+
+/// For GB18030, Big5 and CP949: a bitmap over two-byte sequences (lead × 256 + trail) of the
+/// notation characters' encodings.
+fn pair_tables() -> &'static [(TextEncoding, Vec<u64>); 3] {
+    use std::sync::OnceLock;
+    static TABLES: OnceLock<[(TextEncoding, Vec<u64>); 3]> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        [
+            TextEncoding::Gb18030,
+            TextEncoding::Big5,
+            TextEncoding::Cp949,
+        ]
+        .map(|te| {
+            let mut bits = vec![0u64; 1024];
+            for c in NOTATION_CHARS.chars().filter(|c| !c.is_whitespace()) {
+                let mut utf8 = [0; 4];
+                let (bytes, _, unmappable) = te.encoding().encode(c.encode_utf8(&mut utf8));
+                if let (false, [lead, trail]) = (unmappable, bytes.as_ref()) {
+                    let pair = usize::from(*lead) << 8 | usize::from(*trail);
+                    bits[pair / 64] |= 1 << (pair % 64);
+                }
+            }
+            (te, bits)
+        })
+    })
 }
 
 /// How much of a record is decoded three ways to choose its encoding.
@@ -215,6 +290,22 @@ mod tests {
         let d = decode_text(&v);
         assert_eq!(d.encoding, TextEncoding::Cp949);
         assert_eq!(d.text, "[대국결과 \"초 완승\"]\n1. 08마87");
+    }
+
+    #[test]
+    fn shortcut_picks_a_clear_winner_and_declines_otherwise() {
+        let moves =
+            "[Event \"x\"]\n1. 炮二平五 馬８進７ 2. 馬二進三 車９平８ 3. 車一平二 卒７進１ 紅勝\n";
+        for (enc, te) in [(GB18030, TextEncoding::Gb18030), (BIG5, TextEncoding::Big5)] {
+            let (bytes, _, _) = enc.encode(moves);
+            assert_eq!(clear_winner(&bytes), Some(te));
+            assert_eq!(decode_text(&bytes), decode_text_thorough(&bytes));
+            // Too few characters to be sure: left to the thorough choice.
+            assert_eq!(clear_winner(&bytes[..20]), None);
+        }
+        let (gib, _, _) = EUC_KR
+            .encode("[대국결과 \"초 완승\"]\n1. 08마87 2. 18마37 3. 79졸78 4. 41졸42 차포마상");
+        assert_eq!(clear_winner(&gib), Some(TextEncoding::Cp949));
     }
 
     #[test]

@@ -501,3 +501,42 @@ fn every_shared_pgn_cut_into_pieces_reads_the_same() {
     println!("{files} PGN files cut into {pieces} pieces, all read the same");
     assert!(files > 20_000 && pieces > files);
 }
+
+/// The decoder's shortcut (choosing a legacy encoding from byte pairs) agrees with decoding
+/// every candidate and scoring it, on every text record under `../shared/data`.
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn quick_encoding_choice_agrees_with_the_thorough_one() {
+    use qipu::formats::decode::{decode_text, decode_text_thorough, TextEncoding};
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: ../shared not found");
+        return;
+    };
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut stack = vec![shared.join("data")];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = entry.path();
+            let ext = p
+                .extension()
+                .map(|e| e.to_string_lossy().to_ascii_lowercase())
+                .unwrap_or_default();
+            if p.is_dir() {
+                stack.push(p);
+            } else if ["pgn", "gib", "eglib", "txt"].contains(&ext.as_str()) {
+                let bytes = std::fs::read(&p).unwrap();
+                let quick = decode_text(&bytes);
+                let thorough = decode_text_thorough(&bytes);
+                assert_eq!(quick, thorough, "{}", p.display());
+                let legacy = !matches!(
+                    quick.encoding,
+                    TextEncoding::Utf8 | TextEncoding::Utf16Le | TextEncoding::Utf16Be
+                );
+                *counts.entry(format!("{:?}", quick.encoding)).or_default() += usize::from(legacy);
+            }
+        }
+    }
+    println!("legacy-encoded text records, by encoding: {counts:?}");
+    assert!(counts.get("Big5").copied().unwrap_or(0) > 20_000);
+    assert!(counts.get("Cp949").copied().unwrap_or(0) > 200);
+}
