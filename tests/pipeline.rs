@@ -268,6 +268,7 @@ fn explorer_numbers_equal_an_independent_count() {
         max_ply: 20,
         batch_games: 64, // several transactions
         chunk_games: 16,
+        ..ImportOptions::default()
     };
     let report = import(&mut store, inputs(&games).into_iter(), &opts, |_| {}).unwrap();
     assert_eq!(report.games_read, 400);

@@ -36,8 +36,8 @@ pub struct ImportArgs {
     /// Write every rejected game (file, game index, ply, token, reason) to this CSV file.
     #[arg(long)]
     report: Option<PathBuf>,
-    /// Games per transaction.
-    #[arg(long, default_value_t = 20_000, hide = true)]
+    /// At most this many games per transaction.
+    #[arg(long, default_value_t = ImportOptions::default().batch_games, hide = true)]
     batch_games: usize,
 }
 

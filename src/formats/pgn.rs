@@ -75,7 +75,37 @@ struct Lexer<'a> {
     peeked: Option<Token<'a>>,
 }
 
+/// Where the word at the start of `rest` ends: at whitespace or a character that starts
+/// another token.
+fn word_end(rest: &str) -> usize {
+    let b = rest.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let x = b[i];
+        if x.is_ascii() {
+            if x.is_ascii_whitespace() || matches!(x, b'{' | b'(' | b')' | b';' | b'\x0b') {
+                return i;
+            }
+            i += 1;
+        } else {
+            // `rest[i..]` starts a character here: bytes before were whole characters.
+            let Some(ch) = rest[i..].chars().next() else {
+                return i;
+            };
+            if ch.is_whitespace() || matches!(ch, '（' | '）' | '\u{3000}') {
+                return i;
+            }
+            i += ch.len_utf8();
+        }
+    }
+    b.len()
+}
+
 fn is_result(t: &str) -> bool {
+    // Moves in coordinates start with a letter: the quick no.
+    if t.as_bytes().first().is_some_and(u8::is_ascii_alphabetic) {
+        return false;
+    }
     matches!(
         t,
         "1-0"
@@ -138,13 +168,26 @@ impl<'a> Lexer<'a> {
     fn lex(&mut self) -> Option<Token<'a>> {
         loop {
             let rest = self.rest();
-            let c = rest.chars().next()?;
-            if c == '\n' {
-                self.pos += 1;
-                self.line_start = true;
-                continue;
+            let &first = rest.as_bytes().first()?;
+            // ASCII whitespace, the common case, byte by byte.
+            match first {
+                b'\n' => {
+                    self.pos += 1;
+                    self.line_start = true;
+                    continue;
+                }
+                b' ' | b'\t' | b'\r' | b'\x0b' | b'\x0c' => {
+                    self.pos += 1;
+                    continue;
+                }
+                _ => {}
             }
-            if c.is_whitespace() || c == '\u{3000}' {
+            let c = if first.is_ascii() {
+                char::from(first)
+            } else {
+                rest.chars().next()?
+            };
+            if c.is_whitespace() {
                 self.pos += c.len_utf8();
                 continue;
             }
@@ -186,12 +229,7 @@ impl<'a> Lexer<'a> {
                 }
                 _ => {}
             }
-            let end = rest
-                .find(|ch: char| {
-                    ch.is_whitespace()
-                        || matches!(ch, '{' | '(' | ')' | '（' | '）' | ';' | '\u{3000}')
-                })
-                .unwrap_or(rest.len());
+            let end = word_end(rest);
             let word = &rest[..end];
             self.pos += end;
             if is_result(word) {
@@ -272,7 +310,8 @@ pub fn piece_starts(text: &str, piece_bytes: usize) -> Vec<usize> {
     let mut i = 0;
     let mut line_start = true;
     // Whether the last thing seen was a tag line (a tag block goes on), and whether there
-    // was any content since the current piece began.
+    // was any content since the current piece began. Lines are parsed as tags only once the
+    // piece is long enough to end: elsewhere a line starting with `[` only needs skipping.
     let mut after_tag = false;
     let mut content = false;
     while i < b.len() {
@@ -287,9 +326,19 @@ pub fn piece_starts(text: &str, piece_bytes: usize) -> Vec<usize> {
                     .iter()
                     .position(|&c| c == b'\n')
                     .map_or(b.len(), |n| i + n);
-                if tag_of_line(&text[i..end]).is_some() {
-                    let here = text[..i].rfind('\n').map_or(0, |n| n + 1);
-                    if !after_tag && content && here - starts[starts.len() - 1] >= piece_bytes {
+                let here = text[..i].rfind('\n').map_or(0, |n| n + 1);
+                let long_enough = here - starts[starts.len() - 1] >= piece_bytes;
+                // Until then, a `[` line with a `]` and no comment character is taken for a
+                // tag without parsing it: real tags are among those, and a wrong guess only
+                // sets `after_tag`, which can only prevent a cut.
+                let line = &b[i..end];
+                let is_tag = if long_enough || line.iter().any(|&c| c == b'{' || c == b';') {
+                    tag_of_line(&text[i..end]).is_some()
+                } else {
+                    line.contains(&b']')
+                };
+                if is_tag {
+                    if long_enough && !after_tag && content {
                         starts.push(here);
                         content = false;
                     }

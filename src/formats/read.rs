@@ -212,11 +212,12 @@ pub fn pieces_of_bytes(file: &str, bytes: Vec<u8>) -> Vec<Piece> {
 }
 
 fn cut(file: &str, bytes: Vec<u8>, quiet: bool, depth: usize, out: &mut Vec<Piece>) {
+    let binary = BINARY_READERS.iter().any(|(sniff, _)| sniff(&bytes));
     let is_zip = bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06");
-    if is_zip && !BINARY_READERS.iter().any(|(sniff, _)| sniff(&bytes)) {
+    if is_zip && !binary {
         return cut_zip(file, &bytes, depth, out);
     }
-    if bytes.len() > 2 * PIECE_BYTES && !BINARY_READERS.iter().any(|(sniff, _)| sniff(&bytes)) {
+    if bytes.len() > 2 * PIECE_BYTES && !binary {
         let text = Arc::new(decode_text(&bytes));
         if !pgn::looks_like_pgn(&text.text) || is_special_text(&text.text) {
             return out.push(Piece {

@@ -3,8 +3,8 @@
 //! positions' keys, and the calling thread writes batches to the [`Store`].
 //!
 //! Memory is bounded: work travels in chunks of about [`CHUNK_BYTES`] over bounded channels,
-//! and the writer flushes every `batch_games` games (one transaction holding the games and
-//! their statistics).
+//! and the writer flushes a batch (one transaction holding the games and their statistics)
+//! when its games fill `batch_bytes` of memory or number `batch_games`.
 //!
 //! ```
 //! use qipu::formats::{Game, MoveNode, Source};
@@ -38,8 +38,12 @@ pub const CHUNK_BYTES: usize = 512 << 10;
 pub struct ImportOptions {
     /// Count positions up to this many plies into each game (0 = the whole game).
     pub max_ply: usize,
-    /// Games per transaction.
+    /// At most this many games per transaction.
     pub batch_games: usize,
+    /// A transaction ends when its games take about this many bytes of memory (see
+    /// [`GameRecord::heap_bytes`]). The bigger a batch, the fewer stored positions each
+    /// batch has to read back and merge.
+    pub batch_bytes: usize,
     /// Games per chunk handed to the workers.
     pub chunk_games: usize,
 }
@@ -48,7 +52,8 @@ impl Default for ImportOptions {
     fn default() -> ImportOptions {
         ImportOptions {
             max_ply: DEFAULT_MAX_PLY,
-            batch_games: 20_000,
+            batch_games: 200_000,
+            batch_bytes: 64 << 20,
             chunk_games: 1_000,
         }
     }
@@ -211,7 +216,8 @@ where
             }
         });
         let mut numbers = GameNumbers::default();
-        let mut batch: Vec<GameRecord> = Vec::with_capacity(batch_games);
+        let mut batch: Vec<GameRecord> = Vec::new();
+        let mut batch_bytes = 0;
         for prepared in prep_rx {
             for (piece, mut items) in prepared {
                 if let Some(p) = &piece {
@@ -224,6 +230,7 @@ where
                             if !files.contains(&r.source.file) {
                                 files.insert(r.source.file.clone());
                             }
+                            batch_bytes += r.heap_bytes();
                             batch.push(r);
                         }
                         Err(e) => {
@@ -238,9 +245,10 @@ where
                         }
                     }
                 }
-                if batch.len() >= batch_games {
+                if batch.len() >= batch_games || batch_bytes >= opts.batch_bytes {
                     let out = store.write_batch(&batch)?;
                     batch.clear();
+                    batch_bytes = 0;
                     counters.imported += out.imported;
                     counters.duplicates += out.duplicates;
                 }

@@ -110,6 +110,46 @@ impl crate::formats::Placed for GameRecord {
 }
 
 impl GameRecord {
+    /// About how much memory the record holds, for the import's batch budget.
+    ///
+    /// ```
+    /// use qipu::formats::{Game, MoveNode, Source};
+    /// use qipu::rules::Variant;
+    /// use qipu::store::GameRecord;
+    /// let mut game = Game::new(Variant::Xiangqi, Source::default());
+    /// game.moves = vec![MoveNode::new("h2e2"); 1];
+    /// let short = GameRecord::from_game(&game, 0).unwrap();
+    /// game.moves = "h2e2 h9g7 h0g2 i9h9".split(' ').map(MoveNode::new).collect();
+    /// let long = GameRecord::from_game(&game, 0).unwrap();
+    /// assert!(long.heap_bytes() > short.heap_bytes());
+    /// ```
+    pub fn heap_bytes(&self) -> usize {
+        let t = &self.tags;
+        let text: usize = [
+            &t.event,
+            &t.site,
+            &t.round,
+            &t.date,
+            &t.first,
+            &t.second,
+            &t.ecco,
+            &t.opening,
+            &t.variation,
+            &t.first_formation,
+            &t.second_formation,
+            &self.start_fen,
+            &self.opening_label,
+        ]
+        .iter()
+        .map(|s| s.as_ref().map_or(0, String::len))
+        .sum();
+        std::mem::size_of::<GameRecord>()
+            + text
+            + self.source.file.len()
+            + self.moves.capacity() * std::mem::size_of::<Move>()
+            + self.positions.capacity() * std::mem::size_of::<(u64, u16, u16)>()
+    }
+
     /// What the position statistics need of this game.
     pub(super) fn facts(&self) -> Facts<'_> {
         Facts {
