@@ -638,3 +638,39 @@ fn moves_carry_wxf_chinese_and_korean_notation() {
     assert_eq!(janggi.moves[0].notation["korean"], "08마87");
     assert!(!janggi.moves[0].notation.contains_key("wxf"));
 }
+
+/// A database that fails in the middle of an import (a trigger refuses the third batch's
+/// positions): the import returns the error instead of hanging, and the database keeps the
+/// batches committed before, whole.
+#[test]
+fn a_failing_writer_stops_the_import_with_its_error() {
+    let games = generate(Variant::Xiangqi, 300, 11);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fail.db");
+    let mut store = Store::open(&path).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "CREATE TRIGGER refuse BEFORE INSERT ON games WHEN (SELECT count(*) FROM games) >= 100 \
+         BEGIN SELECT RAISE(ABORT, 'disk says no'); END;",
+    )
+    .unwrap();
+    drop(conn);
+    let opts = ImportOptions {
+        batch_games: 50,
+        chunk_games: 10,
+        ..ImportOptions::default()
+    };
+    let err = import(&mut store, inputs(&games).into_iter(), &opts, |_| {}).unwrap_err();
+    assert!(err.to_string().contains("disk says no"), "{err}");
+    let stats = store.stats().unwrap();
+    assert_eq!(stats.games[0].games, 100);
+    // Every stored game's positions are counted, and only theirs.
+    let start = AnyPosition::new(Variant::Xiangqi).key();
+    let total: u64 = store
+        .position(start)
+        .unwrap()
+        .iter()
+        .map(|r| r.counts.games)
+        .sum();
+    assert_eq!(total, 100);
+}

@@ -39,6 +39,9 @@ pub struct ImportArgs {
     /// At most this many games per transaction.
     #[arg(long, default_value_t = ImportOptions::default().batch_games, hide = true)]
     batch_games: usize,
+    /// A transaction ends when its games hold about this many bytes of memory.
+    #[arg(long, default_value_t = ImportOptions::default().batch_bytes, hide = true)]
+    batch_bytes: usize,
 }
 
 /// The pieces of every path, in order.
@@ -106,6 +109,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
     let opts = ImportOptions {
         max_ply: args.max_ply,
         batch_games: args.batch_games,
+        batch_bytes: args.batch_bytes,
         ..ImportOptions::default()
     };
     let started = Instant::now();

@@ -219,7 +219,7 @@ pub fn decode_as(bytes: &[u8], encoding: TextEncoding) -> Decoded {
 
 fn clean(s: &str) -> String {
     let s = s.strip_prefix('\u{feff}').unwrap_or(s);
-    if s.bytes().any(|b| b == 0x1a || b == 0) {
+    if memchr::memchr2(0x1a, 0, s.as_bytes()).is_some() {
         s.chars().filter(|&c| c != '\u{1a}' && c != '\0').collect()
     } else {
         s.to_string()

@@ -45,7 +45,7 @@ pub fn sniff(bytes: &[u8]) -> bool {
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(hay, needle)
 }
 
 /// Reads every DhtmlXQ/DHJHtmlXQ game in the text (UTF-8; GBK when not valid UTF-8).

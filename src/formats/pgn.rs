@@ -307,71 +307,65 @@ fn tag_of_line(line: &str) -> Option<(&str, &str)> {
 pub fn piece_starts(text: &str, piece_bytes: usize) -> Vec<usize> {
     let b = text.as_bytes();
     let mut starts = vec![0];
-    let mut i = 0;
-    let mut line_start = true;
     // Whether the last thing seen was a tag line (a tag block goes on), and whether there
-    // was any content since the current piece began. Lines are parsed as tags only once the
-    // piece is long enough to end: elsewhere a line starting with `[` only needs skipping.
+    // was any content since the current piece began.
     let mut after_tag = false;
     let mut content = false;
-    while i < b.len() {
-        match b[i] {
-            b'\n' => {
-                line_start = true;
-                i += 1;
-            }
-            b' ' | b'\t' | b'\r' => i += 1,
-            b'[' if line_start => {
-                let end = b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |n| i + n);
-                let here = text[..i].rfind('\n').map_or(0, |n| n + 1);
-                let long_enough = here - starts[starts.len() - 1] >= piece_bytes;
-                // Until then, a `[` line with a `]` and no comment character is taken for a
-                // tag without parsing it: real tags are among those, and a wrong guess only
-                // sets `after_tag`, which can only prevent a cut.
-                let line = &b[i..end];
-                let is_tag = if long_enough || line.iter().any(|&c| c == b'{' || c == b';') {
-                    tag_of_line(&text[i..end]).is_some()
-                } else {
-                    line.contains(&b']')
-                };
-                if is_tag {
-                    if long_enough && !after_tag && content {
-                        starts.push(here);
-                        content = false;
-                    }
-                    after_tag = true;
-                    i = end;
-                } else {
-                    line_start = false;
-                    after_tag = false;
-                    content = true;
-                    i += 1;
+    let mut line = 0;
+    while line < b.len() {
+        let line_end = memchr::memchr(b'\n', &b[line..]).map_or(b.len(), |n| line + n);
+        let Some(first) = b[line..line_end]
+            .iter()
+            .position(|c| !matches!(c, b' ' | b'\t' | b'\r'))
+            .map(|n| line + n)
+        else {
+            line = line_end + 1;
+            continue;
+        };
+        if b[first] == b'[' {
+            let long_enough = line - starts[starts.len() - 1] >= piece_bytes;
+            // Lines are parsed as tags only once the piece is long enough to end. Until
+            // then a `[` line with a `]` and no comment character is taken for a tag without
+            // parsing: real tags are among those, and a wrong guess only sets `after_tag`,
+            // which can only prevent a cut.
+            let rest = &b[first..line_end];
+            let is_tag = if long_enough || memchr::memchr2(b'{', b';', rest).is_some() {
+                tag_of_line(&text[first..line_end]).is_some()
+            } else {
+                memchr::memchr(b']', rest).is_some()
+            };
+            if is_tag {
+                if long_enough && !after_tag && content {
+                    starts.push(line);
+                    content = false;
                 }
+                after_tag = true;
+                line = line_end + 1;
+                continue;
             }
-            c => {
-                line_start = false;
-                after_tag = false;
-                content = true;
-                let stop = match c {
-                    b'{' => b'}',
-                    b';' => b'\n',
-                    _ => {
-                        i += 1;
-                        continue;
-                    }
-                };
-                i = b[i + 1..]
-                    .iter()
-                    .position(|&x| x == stop)
-                    .map_or(b.len(), |n| i + 1 + n);
-                if stop == b'}' {
-                    i += 1;
+        }
+        after_tag = false;
+        content = true;
+        // Comments: `;` to the end of the line, `{` to the next `}` (perhaps lines later).
+        let mut i = first;
+        let mut end = line_end;
+        while let Some(n) = memchr::memchr2(b'{', b';', &b[i..end]) {
+            let at = i + n;
+            if b[at] == b';' {
+                break;
+            }
+            match memchr::memchr(b'}', &b[at + 1..]) {
+                Some(m) => {
+                    i = at + 1 + m + 1;
+                    end = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |n| i + n);
+                }
+                None => {
+                    end = b.len();
+                    break;
                 }
             }
         }
+        line = end + 1;
     }
     starts
 }

@@ -1,6 +1,7 @@
 //! The import pipeline, the only place with threads: one reader thread reads files and cuts
 //! them into [`Piece`]s, rayon workers read the pieces' games, replay them and compute their
-//! positions' keys, and the calling thread writes batches to the [`Store`].
+//! positions' keys, the calling thread gathers them into batches, and a writer thread writes
+//! each batch to the [`Store`] while the next one is being read.
 //!
 //! Memory is bounded: work travels in chunks of about [`CHUNK_BYTES`] over bounded channels,
 //! and the writer flushes a batch (one transaction holding the games and their statistics)
@@ -27,7 +28,7 @@ use rayon::prelude::*;
 
 use crate::{
     formats::{Game, GameError, GameNumbers, Piece},
-    store::{GameRecord, Store, StoreError},
+    store::{BatchOutcome, GameRecord, Store, StoreError},
 };
 
 /// Bytes of input per chunk of work handed to the workers.
@@ -215,10 +216,28 @@ where
                 }
             }
         });
+        // The database writer runs beside the collector below, so that the workers go on
+        // reading the next batch while one is written.
+        let (batch_tx, batch_rx) = mpsc::sync_channel::<Vec<GameRecord>>(1);
+        let (done_tx, done_rx) = mpsc::channel::<BatchOutcome>();
+        let writer = s.spawn(move || -> Result<(), StoreError> {
+            for batch in batch_rx {
+                let out = store.write_batch(&batch)?;
+                drop(batch);
+                if done_tx.send(out).is_err() {
+                    break;
+                }
+            }
+            Ok(())
+        });
+        let add = |counters: &mut Progress, out: BatchOutcome| {
+            counters.imported += out.imported;
+            counters.duplicates += out.duplicates;
+        };
         let mut numbers = GameNumbers::default();
         let mut batch: Vec<GameRecord> = Vec::new();
         let mut batch_bytes = 0;
-        for prepared in prep_rx {
+        'read: for prepared in prep_rx {
             for (piece, mut items) in prepared {
                 if let Some(p) = &piece {
                     numbers.place(p, &mut items);
@@ -246,22 +265,29 @@ where
                     }
                 }
                 if batch.len() >= batch_games || batch_bytes >= opts.batch_bytes {
-                    let out = store.write_batch(&batch)?;
-                    batch.clear();
                     batch_bytes = 0;
-                    counters.imported += out.imported;
-                    counters.duplicates += out.duplicates;
+                    if batch_tx.send(std::mem::take(&mut batch)).is_err() {
+                        break 'read; // the writer failed: its error is returned below
+                    }
                 }
+            }
+            while let Ok(out) = done_rx.try_recv() {
+                add(&mut counters, out);
             }
             progress(&counters);
         }
         if !batch.is_empty() {
-            let out = store.write_batch(&batch)?;
-            counters.imported += out.imported;
-            counters.duplicates += out.duplicates;
+            let _ = batch_tx.send(batch);
+        }
+        drop(batch_tx);
+        let written = writer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        while let Ok(out) = done_rx.try_recv() {
+            add(&mut counters, out);
         }
         progress(&counters);
-        Ok(())
+        written
     })?;
 
     report.files = files.len() as u64;
