@@ -105,6 +105,33 @@ fn schema_1_database_is_migrated_with_its_statistics_rebuilt() {
     assert_eq!((rows, top, positions), dump(&fresh));
 }
 
+/// Game ids best first: higher mean known rating, then later date, then smaller id.
+fn independent_order(games: &[qipu::store::GameThrough]) -> Vec<i64> {
+    let date_number = |d: &Option<String>| -> u64 {
+        let d = d.as_deref().unwrap_or("");
+        let mut p = d.split('-').map(|x| x.parse::<u64>().unwrap_or(0));
+        p.next().unwrap_or(0) * 10_000 + p.next().unwrap_or(0) * 100 + p.next().unwrap_or(0)
+    };
+    let mut keyed: Vec<(u64, u64, i64)> = games
+        .iter()
+        .map(|g| {
+            let known: Vec<u64> = [g.first_rating, g.second_rating]
+                .into_iter()
+                .flatten()
+                .map(u64::from)
+                .collect();
+            let mean = if known.is_empty() {
+                0
+            } else {
+                known.iter().sum::<u64>() / known.len() as u64
+            };
+            (mean, date_number(&g.date), g.id)
+        })
+        .collect();
+    keyed.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+    keyed.iter().map(|k| k.2).collect()
+}
+
 /// The best games through the start position of the bundled ccpd sample (679 games, more
 /// than a summary keeps): the summary's list and the full count agree with an order computed
 /// here from the games' ratings and dates.
@@ -122,30 +149,8 @@ fn best_games_from_the_summary_and_from_all_games_agree() {
     let start = qipu::rules::AnyPosition::new(Variant::Xiangqi).key();
     let all = store.games_through(start, None).unwrap();
     assert!(all.len() > qipu::store::TOP_KEPT + 100, "{}", all.len());
-    let date_number = |d: &Option<String>| -> u64 {
-        let d = d.as_deref().unwrap_or("");
-        let mut p = d.split('-').map(|x| x.parse::<u64>().unwrap_or(0));
-        p.next().unwrap_or(0) * 10_000 + p.next().unwrap_or(0) * 100 + p.next().unwrap_or(0)
-    };
-    let mut expected: Vec<(u64, u64, i64)> = all
-        .iter()
-        .map(|g| {
-            let known: Vec<u64> = [g.first_rating, g.second_rating]
-                .into_iter()
-                .flatten()
-                .map(u64::from)
-                .collect();
-            let mean = if known.is_empty() {
-                0
-            } else {
-                known.iter().sum::<u64>() / known.len() as u64
-            };
-            (mean, date_number(&g.date), g.id)
-        })
-        .collect();
-    expected.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
     let ids = |v: &[qipu::store::GameThrough]| v.iter().map(|g| g.id).collect::<Vec<_>>();
-    let expected: Vec<i64> = expected.iter().map(|e| e.2).collect();
+    let expected = independent_order(&all);
     assert_eq!(ids(&all), expected);
     for n in [1, 10, qipu::store::TOP_KEPT, qipu::store::TOP_KEPT + 50] {
         let top = store.lookup(start, n).unwrap().top;
@@ -155,6 +160,43 @@ fn best_games_from_the_summary_and_from_all_games_agree() {
     let first = &store.lookup(start, 1).unwrap().top[0];
     assert_eq!(first.mv, all[0].mv);
     assert!(first.mv.is_some());
+
+    // The best games through a move (given in Chinese notation): those of the games through
+    // the position that played it, in the order computed here; with `mirror`, also those of
+    // the mirrored position that played the mirrored move.
+    let after = |m: &str| {
+        let mut p = qipu::rules::AnyPosition::new(Variant::Xiangqi);
+        p.play_unchecked(m.parse().unwrap());
+        p.key()
+    };
+    let playing = |key: u64, m: &str| -> Vec<qipu::store::GameThrough> {
+        let m: qipu::rules::Move = m.parse().unwrap();
+        let through = store.games_through(key, None).unwrap();
+        through.into_iter().filter(|g| g.mv == Some(m)).collect()
+    };
+    let right = playing(after("h2e2"), "h9g7");
+    let mut both = right.clone();
+    both.extend(playing(after("b2e2"), "b9c7"));
+    for (mirror, games) in [(false, right), (true, both)] {
+        let q = qipu::explorer::Query {
+            variant: "xiangqi".into(),
+            moves: vec!["h2e2".into()],
+            top_games: 30,
+            top_move: Some("马８进７".into()),
+            mirror,
+            ..Default::default()
+        };
+        let got: Vec<i64> = qipu::explorer::explore(&store, &q)
+            .unwrap()
+            .top_games
+            .iter()
+            .map(|g| g.id)
+            .collect();
+        let mut want = independent_order(&games);
+        want.truncate(30);
+        assert_eq!(got.len(), 30);
+        assert_eq!(got, want, "mirror {mirror}");
+    }
 }
 
 #[test]

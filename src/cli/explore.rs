@@ -53,6 +53,9 @@ pub struct ExploreArgs {
     /// At most this many top games.
     #[arg(long, default_value_t = 10)]
     top_games: usize,
+    /// List as top games the best games that played this move here (any notation).
+    #[arg(long)]
+    top_move: Option<String>,
     /// Print one JSON document instead of the table.
     #[arg(long)]
     json: bool,
@@ -73,6 +76,7 @@ impl ExploreArgs {
             mirror: self.mirror,
             limit: self.limit,
             top_games: self.top_games,
+            top_move: self.top_move.clone(),
         }
     }
 }

@@ -286,6 +286,20 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
             }
         }
     }
+    if let Some(text) = q.top_move.as_deref().filter(|t| !t.trim().is_empty()) {
+        let m =
+            parse_move(&pos, text.trim()).map_err(|e| Error::Query(format!("top move: {e}")))?;
+        top.clear();
+        for &(k, mirrored) in &keys {
+            let here = if mirrored { m.mirror() } else { m };
+            for mut g in store.games_playing(k, Some(here), usize::MAX)? {
+                if passes(&g, q, side) {
+                    g.mv = fix(g.mv, mirrored);
+                    top.push(g);
+                }
+            }
+        }
+    }
     top.sort_by(GameThrough::top_order);
     top.truncate(top_n);
 

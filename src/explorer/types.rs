@@ -30,6 +30,10 @@ pub struct Query {
     pub limit: usize,
     /// At most this many top games.
     pub top_games: usize,
+    /// Only games that played this move in the position (any notation) are listed in
+    /// `top_games`: the best games through a move.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_move: Option<String>,
 }
 
 /// The answer for one position.

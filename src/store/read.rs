@@ -395,6 +395,25 @@ impl Store {
         Ok(self.lookup(key, 0)?.moves)
     }
 
+    /// The best `limit` games that played `mv` in a position (`None`: that ended there), best
+    /// rated first, then latest.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails or a row is corrupt.
+    pub fn games_playing(
+        &self,
+        key: u64,
+        mv: Option<Move>,
+        limit: usize,
+    ) -> Result<Vec<GameThrough>, StoreError> {
+        let Some(row) = self.position_row(key)? else {
+            return Ok(Vec::new());
+        };
+        let code = mv.map_or(super::END_OF_GAME, Move::to_u16);
+        let links: Vec<Link> = row.links.into_iter().filter(|l| l.mv == code).collect();
+        Ok(best_games(self.throughs(&links)?, limit))
+    }
+
     /// Games through a position, best rated first, then latest; at most `limit` of them
     /// (`None` = all).
     ///

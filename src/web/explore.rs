@@ -4,7 +4,7 @@ use super::{
     position::Line,
     query::{BadRequest, Params},
 };
-use crate::explorer::Query;
+use crate::{explorer::Query, notation::parse_move};
 
 /// The parameters `/api/explore` accepts.
 pub const PARAMS: &[&str] = &[
@@ -20,6 +20,7 @@ pub const PARAMS: &[&str] = &[
     "mirror",
     "limit",
     "top_games",
+    "top_move",
 ];
 
 /// Most moves a client may ask for (`limit`; 0 = all).
@@ -91,6 +92,14 @@ pub fn query(params: &Params) -> Result<Query, BadRequest> {
         top_games: params
             .uint("top_games", MAX_TOP_GAMES)?
             .map_or(DEFAULT_TOP_GAMES, |n| n as usize),
+        top_move: match params.get("top_move") {
+            None => None,
+            Some(text) => Some(
+                parse_move(&line.position, text)
+                    .map_err(|e| BadRequest(format!("`top_move` `{text}`: {e}")))?
+                    .to_string(),
+            ),
+        },
     })
 }
 
@@ -106,7 +115,8 @@ mod tests {
     fn reads_every_parameter() {
         let got = q(
             "variant=xiangqi&moves=h2e2,h9g7&since=2000&until=2007-06&min_rating=2300\
-                     &player=%E5%91%82%E6%AC%BD&side=first&event=Cup&mirror=1&limit=12&top_games=3",
+                     &player=%E5%91%82%E6%AC%BD&side=first&event=Cup&mirror=1&limit=12&top_games=3\
+                     &top_move=%E9%A9%AC%E4%BA%8C%E8%BF%9B%E4%B8%89",
         )
         .unwrap();
         assert_eq!(
@@ -124,6 +134,8 @@ mod tests {
                 mirror: true,
                 limit: 12,
                 top_games: 3,
+                // 马二进三, read in the position after the moves.
+                top_move: Some("h0g2".into()),
             }
         );
         let d = q("variant=janggi").unwrap();
@@ -146,6 +158,7 @@ mod tests {
             "mirror=maybe",
             "moves=h2h8",
             "color=red",
+            "moves=h2e2&top_move=h2e2",
         ] {
             assert!(q(bad).is_err(), "{bad}");
         }
