@@ -4,8 +4,8 @@
 use std::{collections::BTreeSet, path::Path};
 
 use qipu::rules::{
-    perft, AnyPosition, Color, EndReason, History, Janggi, Outcome, Position, Setup, Variant,
-    Xiangqi,
+    perft, AnyPosition, Color, EndReason, History, Janggi, Move, Outcome, Position, Setup, Square,
+    Variant, Xiangqi,
 };
 
 use crate::common::{fixture, fs_move, read_jsonl, shared_dir};
@@ -287,6 +287,31 @@ fn for_each_fixture_position(mut f: impl FnMut(&AnyPosition)) {
             f(&pos);
         }
     }
+}
+
+/// `is_legal` tests one piece's moves only; on every fixture position it must agree with the
+/// full legal-move list for every origin and destination (and the pass).
+#[test]
+fn is_legal_agrees_with_the_legal_move_list() {
+    let mut checked = 0;
+    for_each_fixture_position(|pos| {
+        let legal = pos.legal_moves();
+        let mut candidates = vec![Move::PASS];
+        for from in 0..90u8 {
+            for to in 0..90u8 {
+                if let (Some(f), Some(t)) = (Square::new(from), Square::new(to)) {
+                    if f != t {
+                        candidates.push(Move::new(f, t));
+                    }
+                }
+            }
+        }
+        for m in candidates {
+            assert_eq!(pos.is_legal(m), legal.contains(m), "{m} in {}", pos.fen());
+            checked += 1;
+        }
+    });
+    assert!(checked > 4_000_000, "{checked}");
 }
 
 #[test]

@@ -21,7 +21,7 @@ pub mod wxf;
 
 use std::fmt;
 
-use crate::rules::{AnyPosition, Move, MoveList, Variant};
+use crate::rules::{AnyPosition, Move, Variant};
 use coord::{CoordMove, RankBase};
 use vertical::Matches;
 
@@ -143,25 +143,22 @@ impl std::str::FromStr for Notation {
     }
 }
 
-/// The legal moves of a position, generated on first use.
-pub(crate) struct Legal {
-    list: Option<MoveList>,
-}
+/// Legality tests for candidate moves: a direct test for Xiangqi, a test of the moved
+/// piece's moves for Janggi (both agree with the legal-move lists; see the tests).
+pub(crate) struct Legal;
 
 impl Legal {
     pub(crate) fn new() -> Legal {
-        Legal { list: None }
+        Legal
     }
 
-    /// Whether a move is legal: a direct test for Xiangqi, the legal-move list for Janggi.
+    /// Whether a move is legal.
     #[inline]
     pub(crate) fn contains(&mut self, pos: &AnyPosition, m: Move) -> bool {
-        if let AnyPosition::Xiangqi(_) = pos {
-            return legal::xiangqi(pos.board(), m);
+        match pos {
+            AnyPosition::Xiangqi(_) => legal::xiangqi(pos.board(), m),
+            AnyPosition::Janggi(_) => pos.is_legal(m),
         }
-        self.list
-            .get_or_insert_with(|| pos.legal_moves())
-            .contains(m)
     }
 }
 

@@ -181,11 +181,12 @@ fn facing(sq: &[u8; 90], a: usize, b: usize) -> bool {
     (lo + 9..hi).step_by(9).all(|s| sq[s] == 0)
 }
 
-fn pseudo_moves(b: &Board, list: &mut MoveList) {
+/// The pseudo-legal moves of the side to move's pieces among `pieces` (a square set).
+fn pseudo_moves(b: &Board, pieces: u128, list: &mut MoveList) {
     let us = b.turn.index();
     let sq = &b.sq;
     let own = b.occ[us];
-    let mut bits = own;
+    let mut bits = own & pieces;
     while bits != 0 {
         let from = bits.trailing_zeros() as usize;
         bits &= bits - 1;
@@ -255,6 +256,25 @@ fn pseudo_moves(b: &Board, list: &mut MoveList) {
 }
 
 impl Janggi {
+    /// Adds the legal moves (passes aside) of the pieces among `pieces` (a square set);
+    /// returns whether the generals face each other under the bikjang rule.
+    fn legal_moves_of(&self, pieces: u128, list: &mut MoveList) -> bool {
+        pseudo_moves(&self.board, pieces, list);
+        let them = 1 - self.board.turn.index();
+        let bikjang = self.rules.bikjang && self.is_bikjang();
+        let their_king = self.board.kings[them] as usize;
+        filter_legal(
+            &self.board,
+            list,
+            self.in_check(),
+            &JANGGI_KING_SENSITIVE,
+            bikjang,
+            |sq, k| !(attacked(sq, k, them) || bikjang && facing(sq, k, their_king)),
+            |sq, k, x| attacked_through(sq, k, them, x),
+        );
+        bikjang
+    }
+
     /// Validates a setup under the given rules.
     ///
     /// # Errors
@@ -375,25 +395,24 @@ impl Position for Janggi {
         if self.immediate_end().is_some() {
             return list;
         }
-        pseudo_moves(&self.board, &mut list);
-        let us = self.board.turn.index();
-        let them = 1 - us;
-        let in_check = self.in_check();
-        let bikjang = self.rules.bikjang && self.is_bikjang();
-        let their_king = self.board.kings[them] as usize;
-        filter_legal(
-            &self.board,
-            &mut list,
-            in_check,
-            &JANGGI_KING_SENSITIVE,
-            bikjang,
-            |sq, k| !(attacked(sq, k, them) || bikjang && facing(sq, k, their_king)),
-            |sq, k, x| attacked_through(sq, k, them, x),
-        );
-        if !in_check || bikjang {
+        let bikjang = self.legal_moves_of(u128::MAX, &mut list);
+        if !self.in_check() || bikjang {
             list.push(Move::PASS);
         }
         list
+    }
+
+    /// Only the moved piece's moves are generated and tested (a pass: all of them).
+    fn is_legal(&self, m: Move) -> bool {
+        let Some(from) = m.from() else {
+            return self.legal_moves().contains(m);
+        };
+        let mut list = MoveList::new();
+        if self.immediate_end().is_some() {
+            return false;
+        }
+        self.legal_moves_of(1 << from.index(), &mut list);
+        list.contains(m)
     }
 
     fn is_check(&self) -> bool {

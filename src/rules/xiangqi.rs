@@ -93,11 +93,12 @@ pub(crate) fn direction(k: usize, x: usize) -> Option<usize> {
 }
 
 /// Appends every pseudo-legal move of the side to move.
-fn pseudo_moves(b: &Board, list: &mut MoveList) {
+/// The pseudo-legal moves of the side to move's pieces among `pieces` (a square set).
+fn pseudo_moves(b: &Board, pieces: u128, list: &mut MoveList) {
     let us = b.turn.index();
     let sq = &b.sq;
     let own = b.occ[us];
-    let mut bits = own;
+    let mut bits = own & pieces;
     while bits != 0 {
         let from = bits.trailing_zeros() as usize;
         bits &= bits - 1;
@@ -246,6 +247,25 @@ pub(crate) fn filter_legal(
     }
 }
 
+impl Xiangqi {
+    /// The legal moves of the pieces among `pieces` (a square set).
+    fn legal_moves_of(&self, pieces: u128) -> MoveList {
+        let mut list = MoveList::new();
+        pseudo_moves(&self.board, pieces, &mut list);
+        let them = self.board.turn.other().index();
+        filter_legal(
+            &self.board,
+            &mut list,
+            self.in_check(),
+            &XQ_KING_SENSITIVE,
+            false,
+            |sq, k| !attacked(sq, k, them),
+            |sq, k, x| attacked_through(sq, k, them, x),
+        );
+        list
+    }
+}
+
 impl Position for Xiangqi {
     const VARIANT: Variant = Variant::Xiangqi;
 
@@ -267,19 +287,13 @@ impl Position for Xiangqi {
     }
 
     fn legal_moves(&self) -> MoveList {
-        let mut list = MoveList::new();
-        pseudo_moves(&self.board, &mut list);
-        let them = self.board.turn.other().index();
-        filter_legal(
-            &self.board,
-            &mut list,
-            self.in_check(),
-            &XQ_KING_SENSITIVE,
-            false,
-            |sq, k| !attacked(sq, k, them),
-            |sq, k, x| attacked_through(sq, k, them, x),
-        );
-        list
+        self.legal_moves_of(u128::MAX)
+    }
+
+    /// Only the moved piece's moves are generated and tested.
+    fn is_legal(&self, m: Move) -> bool {
+        m.from()
+            .is_some_and(|from| self.legal_moves_of(1 << from.index()).contains(m))
     }
 
     fn is_check(&self) -> bool {
