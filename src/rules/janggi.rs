@@ -258,7 +258,8 @@ fn pseudo_moves(b: &Board, pieces: u128, list: &mut MoveList) {
 impl Janggi {
     /// Adds the legal moves (passes aside) of the pieces among `pieces` (a square set);
     /// returns whether the generals face each other under the bikjang rule.
-    fn legal_moves_of(&self, pieces: u128, list: &mut MoveList) -> bool {
+    #[inline]
+    fn legal_moves_of(&self, pieces: u128, in_check: bool, list: &mut MoveList) -> bool {
         pseudo_moves(&self.board, pieces, list);
         let them = 1 - self.board.turn.index();
         let bikjang = self.rules.bikjang && self.is_bikjang();
@@ -266,7 +267,7 @@ impl Janggi {
         filter_legal(
             &self.board,
             list,
-            self.in_check(),
+            in_check,
             &JANGGI_KING_SENSITIVE,
             bikjang,
             |sq, k| !(attacked(sq, k, them) || bikjang && facing(sq, k, their_king)),
@@ -395,8 +396,9 @@ impl Position for Janggi {
         if self.immediate_end().is_some() {
             return list;
         }
-        let bikjang = self.legal_moves_of(u128::MAX, &mut list);
-        if !self.in_check() || bikjang {
+        let in_check = self.in_check();
+        let bikjang = self.legal_moves_of(u128::MAX, in_check, &mut list);
+        if !in_check || bikjang {
             list.push(Move::PASS);
         }
         list
@@ -411,7 +413,7 @@ impl Position for Janggi {
         if self.immediate_end().is_some() {
             return false;
         }
-        self.legal_moves_of(1 << from.index(), &mut list);
+        self.legal_moves_of(1 << from.index(), self.in_check(), &mut list);
         list.contains(m)
     }
 

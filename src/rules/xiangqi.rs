@@ -249,6 +249,7 @@ pub(crate) fn filter_legal(
 
 impl Xiangqi {
     /// The legal moves of the pieces among `pieces` (a square set).
+    #[inline]
     fn legal_moves_of(&self, pieces: u128) -> MoveList {
         let mut list = MoveList::new();
         pseudo_moves(&self.board, pieces, &mut list);
