@@ -127,6 +127,19 @@ fn prepare(unit: Unit, max_ply: usize) -> Prepared {
 /// folders and archives, their pieces read in parallel. Game indices are those of
 /// [`crate::formats::read_path`].
 ///
+/// ```
+/// use qipu::formats::pieces_of_bytes;
+/// use qipu::pipeline::{import_pieces, ImportOptions};
+/// use qipu::store::Store;
+/// let pgn = "[Red \"A\"]\n1. h2e2 h9g7 1-0\n[Red \"B\"]\n1. h2e2 h2h9 *\n";
+/// let mut store = Store::open_in_memory()?;
+/// let pieces = pieces_of_bytes("two.pgn", pgn.as_bytes().to_vec());
+/// let report = import_pieces(&mut store, pieces.into_iter(), &ImportOptions::default(), |_| {})?;
+/// assert_eq!((report.imported, report.rejected), (1, 1));
+/// assert_eq!(report.errors[0].game, Some(1)); // the second game: h2h9 is illegal
+/// # Ok::<_, qipu::store::StoreError>(())
+/// ```
+///
 /// # Errors
 /// As [`import`].
 pub fn import_pieces<I>(

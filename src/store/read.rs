@@ -332,6 +332,31 @@ impl Store {
     /// stored game went through it. A busy position is answered from its summary (one row);
     /// a position of at most [`LIST_MAX`](super::LIST_MAX) games is counted from them.
     ///
+    /// ```
+    /// use qipu::formats::{Game, MoveNode, Source};
+    /// use qipu::rules::{AnyPosition, Outcome, Variant};
+    /// use qipu::store::{GameRecord, Store};
+    /// let mut store = Store::open_in_memory()?;
+    /// let records: Vec<GameRecord> = ["h2e2 h9g7", "c3c4", "h2e2 b9c7"]
+    ///     .iter()
+    ///     .enumerate()
+    ///     .map(|(i, line)| {
+    ///         let mut g = Game::new(Variant::Xiangqi, Source { file: "x".into(), index: i });
+    ///         g.moves = line.split(' ').map(MoveNode::new).collect();
+    ///         g.tags.result = Some(Outcome::Draw);
+    ///         GameRecord::from_game(&g, 40).unwrap()
+    ///     })
+    ///     .collect();
+    /// store.write_batch(&records)?;
+    /// let start = store.lookup(AnyPosition::new(Variant::Xiangqi).key(), 2)?;
+    /// let mut games: Vec<(String, u64)> =
+    ///     start.moves.iter().map(|r| (r.mv.unwrap().to_string(), r.counts.games)).collect();
+    /// games.sort();
+    /// assert_eq!(games, [("c3c4".to_string(), 1), ("h2e2".to_string(), 2)]);
+    /// assert_eq!(start.top.len(), 2);
+    /// # Ok::<_, qipu::store::StoreError>(())
+    /// ```
+    ///
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is corrupt.
     pub fn lookup(&self, key: u64, top: usize) -> Result<PositionStats, StoreError> {

@@ -485,18 +485,10 @@ fn every_shared_pgn_cut_into_pieces_reads_the_same() {
         return;
     };
     let (mut files, mut pieces) = (0, 0);
-    let mut stack = vec![shared.join("data")];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pgn")) {
-                let text = qipu::formats::decode::decode_text(&std::fs::read(&p).unwrap()).text;
-                pieces += super::cut_anywhere_reads_the_same(&p.display().to_string(), &text);
-                files += 1;
-            }
-        }
+    for p in files_with_extensions(&shared.join("data"), &["pgn"]) {
+        let text = qipu::formats::decode::decode_text(&std::fs::read(&p).unwrap()).text;
+        pieces += super::cut_anywhere_reads_the_same(&p.display().to_string(), &text);
+        files += 1;
     }
     println!("{files} PGN files cut into {pieces} pieces, all read the same");
     assert!(files > 20_000 && pieces > files);
@@ -513,7 +505,26 @@ fn quick_encoding_choice_agrees_with_the_thorough_one() {
         return;
     };
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    let mut stack = vec![shared.join("data")];
+    for p in files_with_extensions(&shared.join("data"), &["pgn", "gib", "eglib", "txt"]) {
+        let bytes = std::fs::read(&p).unwrap();
+        let quick = decode_text(&bytes);
+        let thorough = decode_text_thorough(&bytes);
+        assert_eq!(quick, thorough, "{}", p.display());
+        let legacy = !matches!(
+            quick.encoding,
+            TextEncoding::Utf8 | TextEncoding::Utf16Le | TextEncoding::Utf16Be
+        );
+        *counts.entry(format!("{:?}", quick.encoding)).or_default() += usize::from(legacy);
+    }
+    println!("legacy-encoded text records, by encoding: {counts:?}");
+    assert!(counts.get("Big5").copied().unwrap_or(0) > 20_000);
+    assert!(counts.get("Cp949").copied().unwrap_or(0) > 200);
+}
+
+/// Every file below `dir` with one of these extensions (any case).
+fn files_with_extensions(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).unwrap().flatten() {
             let p = entry.path();
@@ -523,20 +534,10 @@ fn quick_encoding_choice_agrees_with_the_thorough_one() {
                 .unwrap_or_default();
             if p.is_dir() {
                 stack.push(p);
-            } else if ["pgn", "gib", "eglib", "txt"].contains(&ext.as_str()) {
-                let bytes = std::fs::read(&p).unwrap();
-                let quick = decode_text(&bytes);
-                let thorough = decode_text_thorough(&bytes);
-                assert_eq!(quick, thorough, "{}", p.display());
-                let legacy = !matches!(
-                    quick.encoding,
-                    TextEncoding::Utf8 | TextEncoding::Utf16Le | TextEncoding::Utf16Be
-                );
-                *counts.entry(format!("{:?}", quick.encoding)).or_default() += usize::from(legacy);
+            } else if extensions.contains(&ext.as_str()) {
+                out.push(p);
             }
         }
     }
-    println!("legacy-encoded text records, by encoding: {counts:?}");
-    assert!(counts.get("Big5").copied().unwrap_or(0) > 20_000);
-    assert!(counts.get("Cp949").copied().unwrap_or(0) > 200);
+    out
 }
