@@ -132,75 +132,150 @@ impl Store {
     /// Adds games to the statistics of the positions they went through: one read and one
     /// write of each position's row, in key order. Runs inside the caller's transaction.
     pub(super) fn add_positions(&self, games: &[Counted<'_>]) -> Result<(), StoreError> {
-        // (key, game id, index in `games`, move code), sorted: each key's games together,
-        // by id.
-        let mut touches: Vec<(i64, i64, u32, u16)> =
+        // One u128 per (position, game), sorted: each key's games together, in batch order
+        // (which is id order).
+        let mut touches: Vec<u128> =
             Vec::with_capacity(games.iter().map(|g| g.positions.len()).sum());
         for (i, g) in games.iter().enumerate() {
             for &(key, mv, _) in g.positions {
-                touches.push((key as i64, g.id, i as u32, mv));
+                touches.push(Touch::pack(key, i, mv));
             }
         }
         touches.sort_unstable();
         let mut insert = self.conn.prepare_cached(INSERT_POSITION)?;
-        let mut replace = self.conn.prepare_cached(REPLACE_POSITION)?;
-        for group in touches.chunk_by(|a, b| a.0 == b.0) {
-            let key = group[0].0;
-            let add_group = |s: &mut Summary| -> Result<(), StoreError> {
-                for &(_, id, i, mv) in group {
-                    s.add(id, mv, &games[i as usize].facts)?;
-                }
-                Ok(())
-            };
-            let mut links: Vec<Link> = group
+        for group in touches.chunk_by(|a, b| a >> 64 == b >> 64) {
+            let key = Touch::key(group[0]) as i64;
+            let new: Vec<(Link, &Facts<'_>)> = group
                 .iter()
-                .map(|&(_, game, _, mv)| Link { game, mv })
+                .map(|&t| {
+                    let (i, mv) = Touch::game(t);
+                    (
+                        Link {
+                            game: games[i].id,
+                            mv,
+                        },
+                        &games[i].facts,
+                    )
+                })
                 .collect();
             // Most positions are new: try the insert first, merge only if the key is taken.
-            let mut summary = None;
-            if links.len() > LIST_MAX {
+            let summary = if new.len() > LIST_MAX {
                 let mut s = Summary::default();
-                add_group(&mut s)?;
-                summary = Some(s);
-            }
-            let blobs = (summary.as_ref().map(Summary::encode), encode_links(&links));
-            if insert.execute(rusqlite::params![key, blobs.0, blobs.1])? == 1 {
-                continue;
-            }
-            let Some(old) = self.position_row(key as u64)? else {
-                return Err(StoreError::Corrupt(format!("position {key:016x} vanished")));
+                add_all(&mut s, &new)?;
+                Some(s.encode())
+            } else {
+                None
             };
-            let mut merged = old.links;
-            let before = merged.len();
-            merged.append(&mut links);
-            if merged[..before]
-                .last()
-                .is_some_and(|l| l.game >= merged[before].game)
-            {
-                merged.sort_unstable();
-                merged.dedup_by_key(|l| l.game);
+            let mut links: Vec<Link> = new.iter().map(|(l, _)| *l).collect();
+            links.sort_unstable();
+            let blob = encode_links(&links);
+            if insert.execute(rusqlite::params![key, summary, blob])? == 0 {
+                self.merge_position(key, links, &new)?;
             }
-            let summary = match old.summary {
-                Some(mut s) => {
-                    add_group(&mut s)?;
-                    Some(s)
+        }
+        Ok(())
+    }
+
+    /// Adds a batch's games to a position that is already stored: its row is read, merged
+    /// and replaced.
+    fn merge_position(
+        &self,
+        key: i64,
+        mut links: Vec<Link>,
+        new: &[(Link, &Facts<'_>)],
+    ) -> Result<(), StoreError> {
+        let Some(old) = self.position_row(key as u64)? else {
+            return Err(StoreError::Corrupt(format!("position {key:016x} vanished")));
+        };
+        let mut merged = old.links;
+        let before = merged.len();
+        merged.append(&mut links);
+        if merged[..before]
+            .last()
+            .is_some_and(|l| l.game >= merged[before].game)
+        {
+            merged.sort_unstable();
+            merged.dedup_by_key(|l| l.game);
+        }
+        let summary = match old.summary {
+            Some(mut s) => {
+                add_all(&mut s, new)?;
+                Some(s)
+            }
+            None if merged.len() > LIST_MAX => {
+                let mut s = Summary::default();
+                for l in &merged[..before] {
+                    s.add(l.game, l.mv, &self.through(l.game, l.mv)?.facts())?;
                 }
-                None if merged.len() > LIST_MAX => {
-                    let mut s = Summary::default();
-                    for l in &merged[..before] {
-                        s.add(l.game, l.mv, &self.through(l.game, l.mv)?.facts())?;
-                    }
-                    add_group(&mut s)?;
-                    Some(s)
-                }
-                None => None,
-            };
-            replace.execute(rusqlite::params![
+                add_all(&mut s, new)?;
+                Some(s)
+            }
+            None => None,
+        };
+        self.conn
+            .prepare_cached(REPLACE_POSITION)?
+            .execute(rusqlite::params![
                 key,
                 summary.map(|s| s.encode()),
                 encode_links(&merged)
             ])?;
-        }
         Ok(())
+    }
+}
+
+/// A (position, game) pair packed in a u128 that sorts by position key (in the signed order
+/// of the table's rowid), then by the game's index in its batch.
+struct Touch;
+
+impl Touch {
+    fn pack(key: u64, index: usize, mv: u16) -> u128 {
+        u128::from(key ^ 1 << 63) << 64 | (index as u128) << 16 | u128::from(mv)
+    }
+
+    fn key(t: u128) -> u64 {
+        (t >> 64) as u64 ^ 1 << 63
+    }
+
+    /// The game's index in its batch and the move code.
+    fn game(t: u128) -> (usize, u16) {
+        ((t as u64 >> 16) as usize, t as u16)
+    }
+}
+
+/// Counts games in a summary.
+fn add_all(s: &mut Summary, games: &[(Link, &Facts<'_>)]) -> Result<(), StoreError> {
+    for (l, facts) in games {
+        s.add(l.game, l.mv, facts)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Touch;
+
+    #[test]
+    fn touches_sort_by_signed_key_then_batch_order_and_unpack() {
+        let keys = [u64::MAX, 0, 1 << 63, 5, (1 << 63) - 1];
+        let mut touches: Vec<u128> = keys
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &k)| [Touch::pack(k, 7 - i, 0xffff), Touch::pack(k, i, 42)])
+            .collect();
+        touches.sort_unstable();
+        let order: Vec<(i64, usize, u16)> = touches
+            .iter()
+            .map(|&t| {
+                let (i, mv) = Touch::game(t);
+                (Touch::key(t) as i64, i, mv)
+            })
+            .collect();
+        let mut want: Vec<(i64, usize, u16)> = keys
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &k)| [(k as i64, 7 - i, 0xffff), (k as i64, i, 42)])
+            .collect();
+        want.sort_unstable();
+        assert_eq!(order, want);
     }
 }
