@@ -1,12 +1,9 @@
 //! A single-move legality test for Xiangqi, so that resolving one written move does not need
-//! the position's whole legal-move list. It follows the rules core exactly (a test compares
-//! it with `legal_moves` for every origin/destination pair of the reference positions).
+//! the position's whole legal-move list: the move's shape is checked here, the safety of the
+//! general by the rules core's attack test. A test compares it with `legal_moves` for every
+//! origin/destination pair of the reference positions.
 
 use crate::rules::{Board, Color, Move, Role};
-
-const fn code(color: Color, role: Role) -> u8 {
-    1 + role as u8 + 7 * color as u8
-}
 
 #[inline]
 fn at(sq: &[u8; 90], f: i8, r: i8) -> u8 {
@@ -47,73 +44,6 @@ fn between(sq: &[u8; 90], (f0, r0): (i8, i8), (f1, r1): (i8, i8)) -> u32 {
         r += dr;
     }
     n
-}
-
-/// Whether `them` attacks the square (f, r) on this board (flying general included).
-fn attacked(sq: &[u8; 90], f: i8, r: i8, them: Color) -> bool {
-    let (rook, cannon, king) = (
-        code(them, Role::Rook),
-        code(them, Role::Cannon),
-        code(them, Role::King),
-    );
-    for (df, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-        let (mut x, mut y) = (f + df, r + dr);
-        let mut screens = 0;
-        while (0..9).contains(&x) && (0..10).contains(&y) {
-            let p = sq[(y * 9 + x) as usize];
-            if p != 0 {
-                if screens == 0 && (p == rook || p == king) {
-                    return true;
-                }
-                if screens == 1 {
-                    if p == cannon {
-                        return true;
-                    }
-                    break;
-                }
-                screens += 1;
-            }
-            x += df;
-            y += dr;
-        }
-    }
-    let horse = code(them, Role::Horse);
-    for (dx, dy) in [
-        (1, 2),
-        (-1, 2),
-        (1, -2),
-        (-1, -2),
-        (2, 1),
-        (-2, 1),
-        (2, -1),
-        (-2, -1),
-    ] {
-        if at(sq, f + dx, r + dy) == horse {
-            // The horse's leg is next to the horse, towards the long side of its jump.
-            let leg = if dy.abs() == 2 {
-                (f + dx, r + dy / 2)
-            } else {
-                (f + dx / 2, r + dy)
-            };
-            if at(sq, leg.0, leg.1) == 0 {
-                return true;
-            }
-        }
-    }
-    let pawn = code(them, Role::Pawn);
-    let back = match them {
-        Color::First => -1,
-        Color::Second => 1,
-    };
-    // A pawn steps forward onto the square, or sideways once it has crossed the river.
-    if at(sq, f, r + back) == pawn {
-        return true;
-    }
-    let crossed = match them {
-        Color::First => r >= 5,
-        Color::Second => r <= 4,
-    };
-    crossed && (at(sq, f - 1, r) == pawn || at(sq, f + 1, r) == pawn)
 }
 
 /// Whether a move is legal in a Xiangqi position.
@@ -179,7 +109,7 @@ pub(crate) fn xiangqi(board: &Board, m: Move) -> bool {
     }) else {
         return false;
     };
-    !attacked(&after, king.file() as i8, king.rank() as i8, us.other())
+    !crate::rules::xiangqi_attacked(&after, king.index(), us.other().index())
 }
 
 #[cfg(test)]

@@ -32,4 +32,5 @@ pub use perft::{divide, perft};
 pub use position::{EndReason, GameEnd, IllegalMove, MoveList, Outcome, Position, PositionError};
 pub use setup::{FenError, Setup};
 pub use types::{Color, Move, Piece, Role, Square, Variant};
+pub(crate) use xiangqi::attacked as xiangqi_attacked;
 pub use xiangqi::Xiangqi;
