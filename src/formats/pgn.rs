@@ -101,7 +101,8 @@ fn word_end(rest: &str) -> usize {
     b.len()
 }
 
-fn is_result(t: &str) -> bool {
+/// Whether a word is a game result (`1-0`, `1/2-1/2`, `*`, `红胜`, `和棋`…).
+pub(super) fn is_result(t: &str) -> bool {
     // Moves in coordinates start with a letter: the quick no.
     if t.as_bytes().first().is_some_and(u8::is_ascii_alphabetic) {
         return false;

@@ -388,21 +388,7 @@ fn movelist_variant(text: &str) -> Option<Variant> {
             None => "",
             _ => w,
         };
-        if w.is_empty()
-            || matches!(
-                w,
-                "1-0"
-                    | "0-1"
-                    | "1/2-1/2"
-                    | "*"
-                    | "红胜"
-                    | "紅勝"
-                    | "黑胜"
-                    | "黑勝"
-                    | "和棋"
-                    | "和局"
-            )
-        {
+        if w.is_empty() || pgn::is_result(w) {
             continue;
         }
         words += 1;

@@ -133,11 +133,10 @@ impl CoordMove {
             Some(RankBase::One) => &[RankBase::One],
             None => &[RankBase::Zero, RankBase::One],
         };
-        let legal = pos.legal_moves();
         bases
             .iter()
             .filter_map(|&b| self.to_move(b, pos))
-            .find(|m| legal.contains(*m))
+            .find(|&m| super::is_legal(pos, m))
             .ok_or_else(|| NotationError::Illegal(text.to_string()))
     }
 }

@@ -143,22 +143,13 @@ impl std::str::FromStr for Notation {
     }
 }
 
-/// Legality tests for candidate moves: a direct test for Xiangqi, a test of the moved
+/// Whether a candidate move is legal: a direct test for Xiangqi, a test of the moved
 /// piece's moves for Janggi (both agree with the legal-move lists; see the tests).
-pub(crate) struct Legal;
-
-impl Legal {
-    pub(crate) fn new() -> Legal {
-        Legal
-    }
-
-    /// Whether a move is legal.
-    #[inline]
-    pub(crate) fn contains(&mut self, pos: &AnyPosition, m: Move) -> bool {
-        match pos {
-            AnyPosition::Xiangqi(_) => legal::xiangqi(pos.board(), m),
-            AnyPosition::Janggi(_) => pos.is_legal(m),
-        }
+#[inline]
+pub(crate) fn is_legal(pos: &AnyPosition, m: Move) -> bool {
+    match pos {
+        AnyPosition::Xiangqi(_) => legal::xiangqi(pos.board(), m),
+        AnyPosition::Janggi(_) => pos.is_legal(m),
     }
 }
 
@@ -312,10 +303,9 @@ fn resolve_vertical<'a>(
     readings: impl Iterator<Item = &'a vertical::Vertical>,
     text: &str,
 ) -> Result<Move, NotationError> {
-    let mut legal = Legal::new();
     let mut out = Matches::new();
     for v in readings {
-        v.resolve_into(pos, &mut legal, &mut out);
+        v.resolve_into(pos, &mut out);
     }
     match (out.len(), out.first()) {
         (1, Some(m)) => Ok(m),
@@ -337,10 +327,9 @@ fn read_with(
     }
     if first.is_some_and(|c| c.is_ascii()) && t.is_ascii() {
         if let Ok(c) = CoordMove::parse(t) {
-            let mut legal = Legal::new();
             return resolve_based(base, remember, c.forced_base(), text, |b| {
                 c.to_move(b, pos)
-                    .filter(|m| legal.contains(pos, *m))
+                    .filter(|m| is_legal(pos, *m))
                     .ok_or_else(|| NotationError::Illegal(text.to_string()))
             });
         }
@@ -370,11 +359,10 @@ fn read_with(
         return resolve_vertical(pos, r.iter(), text);
     }
     if let Some((c, role)) = korean::parse_lettered(t) {
-        let mut legal = Legal::new();
         return resolve_based(base, remember, c.forced_base(), text, |b| {
             c.to_move(b, pos)
                 .filter(|m| {
-                    legal.contains(pos, *m)
+                    is_legal(pos, *m)
                         && m.from()
                             .and_then(|f| pos.board().piece_at(f))
                             .map(|p| p.role)

@@ -3,7 +3,7 @@
 //! that is a step count or a destination file. Resolution matches this model against the board
 //! and the legal moves directly; [`describe`] picks the xqbase form of a move.
 
-use super::Legal;
+use super::is_legal;
 use crate::rules::{AnyPosition, Board, Color, Move, Role, Square};
 
 /// Direction of a vertical-line move, seen from the mover.
@@ -261,13 +261,13 @@ impl Matches {
 
 impl Vertical {
     /// Adds every legal move this reading denotes to `out`.
-    pub(crate) fn resolve_into(&self, pos: &AnyPosition, legal: &mut Legal, out: &mut Matches) {
+    pub(crate) fn resolve_into(&self, pos: &AnyPosition, out: &mut Matches) {
         let board = pos.board();
         let color = board.turn();
-        let mut try_from = |role: Role, from: Square, out: &mut Matches| -> bool {
+        let try_from = |role: Role, from: Square, out: &mut Matches| -> bool {
             if let Some(to) = destination(color, role, from, self.dir, self.num) {
                 let m = Move::new(from, to);
-                if legal.contains(pos, m) {
+                if is_legal(pos, m) {
                     out.add(m);
                     return true;
                 }

@@ -259,6 +259,26 @@ pub(super) struct PositionRow {
     pub links: Vec<Link>,
 }
 
+impl PositionRow {
+    fn decode(key: u64, summary: Option<&[u8]>, links: &[u8]) -> Result<PositionRow, StoreError> {
+        Ok(PositionRow {
+            summary: summary
+                .map(Summary::decode)
+                .transpose()
+                .map_err(|e| at_position(key, e))?,
+            links: decode_links(links).map_err(|e| at_position(key, e))?,
+        })
+    }
+}
+
+/// Names the position a decoding error comes from.
+fn at_position(key: u64, e: StoreError) -> StoreError {
+    match e {
+        StoreError::Corrupt(m) => StoreError::Corrupt(format!("position {key:016x}: {m}")),
+        other => other,
+    }
+}
+
 const THROUGH_SQL: &str = "SELECT first, second, first_rating, second_rating, result, date, \
     event, ecco, first_formation, second_formation, variant FROM games WHERE id = ?1";
 
@@ -281,10 +301,7 @@ impl Store {
         let Some((summary, links)) = raw else {
             return Ok(None);
         };
-        Ok(Some(PositionRow {
-            summary: summary.as_deref().map(Summary::decode).transpose()?,
-            links: decode_links(&links)?,
-        }))
+        PositionRow::decode(key, summary.as_deref(), &links).map(Some)
     }
 
     /// A stored game as the statistics see it.
@@ -372,7 +389,7 @@ impl Store {
         match raw {
             None => Ok(PositionStats::default()),
             Some((Some(summary), _)) => {
-                let s = Summary::decode(&summary)?;
+                let s = Summary::decode(&summary).map_err(|e| at_position(key, e))?;
                 let top = if top <= s.top.len() || s.top.len() < TOP_KEPT {
                     s.top
                         .iter()
@@ -392,7 +409,9 @@ impl Store {
                 })
             }
             Some((None, links)) => {
-                let games = self.throughs(&decode_links(&links.unwrap_or_default())?)?;
+                let links = links.unwrap_or_default();
+                let links = decode_links(&links).map_err(|e| at_position(key, e))?;
+                let games = self.throughs(&links)?;
                 let mut moves = Vec::new();
                 let mut openings = Vec::new();
                 for g in &games {
@@ -550,11 +569,10 @@ impl Store {
             let key: i64 = r.get(0)?;
             let summary: Option<Vec<u8>> = r.get(1)?;
             let links: Vec<u8> = r.get(2)?;
-            let row = PositionRow {
-                summary: summary.as_deref().map(Summary::decode).transpose()?,
-                links: decode_links(&links)?,
-            };
-            f(key as u64, row)?;
+            f(
+                key as u64,
+                PositionRow::decode(key as u64, summary.as_deref(), &links)?,
+            )?;
         }
         Ok(())
     }

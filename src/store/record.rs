@@ -62,24 +62,18 @@ impl GameRecord {
     pub fn from_game(game: &Game, max_ply: usize) -> Result<GameRecord, GameError> {
         let rep = replay(game)?;
         let positions = distinct_positions(&rep.start, &rep.moves, max_ply);
-        let start_fen_full = rep.start.fen();
-        let board_and_turn: String = start_fen_full
-            .split_whitespace()
-            .take(2)
-            .collect::<Vec<_>>()
-            .join(" ");
-        let standard: String = game
-            .variant
-            .start_fen()
-            .split_whitespace()
-            .take(2)
-            .collect::<Vec<_>>()
-            .join(" ");
-        let start_fen = (board_and_turn != standard).then_some(start_fen_full);
+        // A game without a FEN starts from the standard start: no FEN to write or compare.
+        let standard = board_and_turn(game.variant.start_fen());
+        let start_fen = game
+            .start_fen
+            .as_ref()
+            .map(|_| rep.start.fen())
+            .filter(|fen| board_and_turn(fen) != standard);
+        let board_and_turn = start_fen.as_deref().map_or(standard, board_and_turn);
         let tags = &game.tags;
         let hash = content_hash(
             game.variant,
-            &board_and_turn,
+            board_and_turn,
             &rep.moves,
             tags.first.as_deref(),
             tags.second.as_deref(),
@@ -159,6 +153,12 @@ impl GameRecord {
             label: self.opening_label.as_deref(),
         }
     }
+}
+
+/// The board and side-to-move fields of a FEN (as qipu writes it: one space between fields).
+fn board_and_turn(fen: &str) -> &str {
+    let end = fen.match_indices(' ').nth(1).map_or(fen.len(), |(i, _)| i);
+    &fen[..end]
 }
 
 /// `(key, move code, ply)` of each distinct position a game goes through within `max_ply`
@@ -272,6 +272,22 @@ mod tests {
         assert_eq!(r.positions.len(), 4);
         let end = r.positions.iter().filter(|p| p.1 == END_OF_GAME).count();
         assert_eq!(end, 1);
+    }
+
+    #[test]
+    fn a_standard_fen_tag_changes_nothing_and_another_start_is_kept() {
+        let plain = GameRecord::from_game(&game("h2e2 h9g7"), 0).unwrap();
+        let mut tagged = game("h2e2 h9g7");
+        tagged.start_fen = Some(Variant::Xiangqi.start_fen().to_string());
+        let tagged = GameRecord::from_game(&tagged, 0).unwrap();
+        assert_eq!((tagged.hash, &tagged.start_fen), (plain.hash, &None));
+        let fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1";
+        let mut black_first = game("h9g7");
+        black_first.start_fen = Some(fen.to_string());
+        let black_first = GameRecord::from_game(&black_first, 0).unwrap();
+        assert_eq!(black_first.start_fen.as_deref(), Some(fen));
+        assert_ne!(black_first.hash, plain.hash);
+        assert_eq!(board_and_turn(fen), &fen[..fen.len() - 8]);
     }
 
     #[test]
