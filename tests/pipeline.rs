@@ -223,6 +223,17 @@ pub fn observed(x: &qipu::explorer::Explore) -> Expected {
     }
 }
 
+/// The first copy of each game (same moves, players and date count as one), with its index:
+/// what an import stores.
+fn first_copies(games: &[TestGame]) -> Vec<(usize, &TestGame)> {
+    let mut seen = std::collections::HashSet::new();
+    games
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| seen.insert((&g.moves, &g.first, &g.second, &g.date)))
+        .collect()
+}
+
 fn inputs(games: &[TestGame]) -> Vec<Result<Game, GameError>> {
     games
         .iter()
@@ -276,18 +287,10 @@ fn explorer_numbers_equal_an_independent_count() {
     assert_eq!(report.imported + report.duplicates, 400);
 
     // Games that are exact copies (same moves, players, date) are counted once.
-    let mut distinct: Vec<TestGame> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for g in &games {
-        if seen.insert((
-            g.moves.clone(),
-            g.first.clone(),
-            g.second.clone(),
-            g.date.clone(),
-        )) {
-            distinct.push(g.clone());
-        }
-    }
+    let distinct: Vec<TestGame> = first_copies(&games)
+        .into_iter()
+        .map(|(_, g)| g.clone())
+        .collect();
     assert_eq!(report.imported, distinct.len() as u64);
 
     let start = explore(&store, &query(&[])).unwrap();
@@ -323,18 +326,10 @@ fn filters_equal_an_independent_count() {
         ..ImportOptions::default()
     };
     import(&mut store, inputs(&games).into_iter(), &opts, |_| {}).unwrap();
-    let mut distinct: Vec<TestGame> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for g in &games {
-        if seen.insert((
-            g.moves.clone(),
-            g.first.clone(),
-            g.second.clone(),
-            g.date.clone(),
-        )) {
-            distinct.push(g.clone());
-        }
-    }
+    let distinct: Vec<TestGame> = first_copies(&games)
+        .into_iter()
+        .map(|(_, g)| g.clone())
+        .collect();
     for line in probe_lines(&games).into_iter().take(12) {
         let key = key_after(&line);
         // Player on a side.
@@ -389,18 +384,7 @@ fn top_games_are_best_rated_then_latest_and_opening_is_named_where_games_agree()
     q.top_games = 5;
     let got = explore(&store, &q).unwrap();
     // Independent ordering over all distinct games (every game goes through the start).
-    let mut distinct: Vec<(usize, &TestGame)> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for (i, g) in games.iter().enumerate() {
-        if seen.insert((
-            g.moves.clone(),
-            g.first.clone(),
-            g.second.clone(),
-            g.date.clone(),
-        )) {
-            distinct.push((i, g));
-        }
-    }
+    let mut distinct = first_copies(&games);
     let mean = |g: &TestGame| {
         let k: Vec<u32> = g.ratings.iter().flatten().copied().collect();
         if k.is_empty() {
@@ -583,18 +567,7 @@ fn stored_games_stream_back_exactly() {
         .games(Variant::Janggi)
         .collect::<Result<Vec<_>, _>>()
         .unwrap();
-    let mut seen = std::collections::HashSet::new();
-    let distinct: Vec<&TestGame> = games
-        .iter()
-        .filter(|g| {
-            seen.insert((
-                g.moves.clone(),
-                g.first.clone(),
-                g.second.clone(),
-                g.date.clone(),
-            ))
-        })
-        .collect();
+    let distinct: Vec<&TestGame> = first_copies(&games).into_iter().map(|(_, g)| g).collect();
     assert_eq!(back.len(), distinct.len());
     for (s, g) in back.iter().zip(&distinct) {
         assert_eq!(s.moves, g.moves);
