@@ -552,6 +552,88 @@ fn mirror_merges_the_mirrored_position() {
     }
 }
 
+/// Everything a database says about its positions: every (key, move row), the best games of
+/// each busy position, and the counts of `qipu stats`.
+fn dump_positions(store: &Store) -> (Vec<(u64, qipu::store::MoveRow)>, Vec<Vec<i64>>, u64) {
+    let mut rows = Vec::new();
+    store
+        .for_each_position_move(|k, r| {
+            rows.push((k, r.clone()));
+            Ok(())
+        })
+        .unwrap();
+    let mut keys: Vec<u64> = rows.iter().map(|r| r.0).collect();
+    keys.dedup();
+    let tops = keys
+        .iter()
+        .step_by(11)
+        .map(|&k| {
+            store
+                .lookup(k, 5)
+                .unwrap()
+                .top
+                .iter()
+                .map(|g| g.id)
+                .collect()
+        })
+        .collect();
+    (rows, tops, store.stats().unwrap().position_games)
+}
+
+/// Many small batches (each merging into range rows written before it, cutting them when they
+/// grow, and turning quiet positions busy) give exactly the statistics of one batch, and the
+/// range rows stay small.
+#[test]
+fn small_batches_merge_to_what_one_batch_writes() {
+    let games = generate(Variant::Xiangqi, 500, 23);
+    let dir = tempfile::tempdir().unwrap();
+    let db = |name: &str, batch_games: usize| {
+        let path = dir.path().join(name);
+        let mut store = Store::open(&path).unwrap();
+        let opts = ImportOptions {
+            max_ply: 0,
+            batch_games,
+            chunk_games: 5,
+            ..ImportOptions::default()
+        };
+        let report = import(&mut store, inputs(&games).into_iter(), &opts, |_| {}).unwrap();
+        assert_eq!(report.rejected, 0);
+        (store, path)
+    };
+    let (one, _) = db("one.db", 1_000_000);
+    let (many, path) = db("many.db", 7);
+    let want = dump_positions(&one);
+    assert!(want.0.len() > 10_000, "{} rows", want.0.len());
+    assert!(dump_positions(&many) == want);
+    // The start position's games were counted by a summary built across batches.
+    let start = AnyPosition::new(Variant::Xiangqi).key();
+    let first_copies = first_copies(&games).len() as u64;
+    let counted: u64 = many
+        .position(start)
+        .unwrap()
+        .iter()
+        .map(|r| r.counts.games)
+        .sum();
+    assert_eq!(counted, first_copies);
+
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let (rows, longest): (i64, i64) = conn
+        .query_row(
+            "SELECT count(*), max(length(entries)) FROM position_ranges",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let busy: i64 = conn
+        .query_row("SELECT count(*) FROM positions", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        rows > 100 && longest < 2_000,
+        "{rows} rows, longest {longest} bytes"
+    );
+    assert!(busy > 5, "{busy} busy positions");
+}
+
 #[test]
 fn stored_games_stream_back_exactly() {
     let games = generate(Variant::Janggi, 50, 13);

@@ -45,8 +45,10 @@ fn schema_version_is_recorded_and_newer_files_are_refused() {
     ));
 }
 
-/// A schema-1 database (three statistics tables, before `positions`) keeps only its games
-/// through the migration: the statistics are rebuilt from them, equal to a fresh import's.
+/// A schema-1 database (three statistics tables, before `positions`) and a schema-2 one (a
+/// `positions` row per position) keep only their games through the migrations: the
+/// statistics are rebuilt from them, equal to a fresh import's, and the games keep their
+/// source files.
 #[test]
 fn schema_1_database_is_migrated_with_its_statistics_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
@@ -74,10 +76,22 @@ fn schema_1_database_is_migrated_with_its_statistics_rebuilt() {
     conn.execute("ATTACH ?1 AS cur", [fresh.to_str().unwrap()])
         .unwrap();
     conn.execute_batch(
-        "INSERT INTO games SELECT * FROM cur.games; INSERT INTO meta SELECT * FROM cur.meta; \
-         DETACH cur; PRAGMA user_version = 1;",
+        "INSERT INTO games SELECT g.id, g.hash, g.variant, s.path, g.source_index, g.event, \
+         g.site, g.round, g.date, g.first, g.second, g.first_rating, g.second_rating, \
+         g.result, g.ecco, g.opening, g.variation, g.first_formation, g.second_formation, \
+         g.start_fen, g.plies, g.moves FROM cur.games g JOIN cur.sources s ON s.id = g.source; \
+         INSERT INTO meta SELECT * FROM cur.meta; DETACH cur; PRAGMA user_version = 1;",
     )
     .unwrap();
+    drop(conn);
+    // The same games at schema 2, with a stale positions row that must not survive.
+    let v2 = dir.path().join("v2.db");
+    std::fs::copy(&old, &v2).unwrap();
+    let conn = rusqlite::Connection::open(&v2).unwrap();
+    conn.execute_batch(include_str!("../schema/002_positions.sql"))
+        .unwrap();
+    conn.execute_batch("INSERT INTO positions VALUES (7, NULL, x'0100'); PRAGMA user_version = 2;")
+        .unwrap();
     drop(conn);
 
     let dump = |path: &std::path::Path| {
@@ -96,13 +110,22 @@ fn schema_1_database_is_migrated_with_its_statistics_rebuilt() {
             .iter()
             .map(|g| g.id)
             .collect();
-        (rows, top, s.stats().unwrap().positions)
+        let games: Vec<_> = s
+            .games(Variant::Xiangqi)
+            .map(|g| {
+                let g = g.unwrap();
+                (g.id, g.source, g.moves)
+            })
+            .collect();
+        (rows, top, s.stats().unwrap().positions, games)
     };
-    assert!(Store::open_read_only(&old).is_err(), "too old to read");
-    drop(Store::open(&old).unwrap());
-    let (rows, top, positions) = dump(&old);
-    assert!(rows.len() > 30_000 && top.len() == 20);
-    assert_eq!((rows, top, positions), dump(&fresh));
+    let want = dump(&fresh);
+    assert!(want.0.len() > 30_000 && want.1.len() == 20 && want.3.len() == 1372);
+    for db in [&old, &v2] {
+        assert!(Store::open_read_only(db).is_err(), "too old to read");
+        drop(Store::open(db).unwrap());
+        assert!(dump(db) == want, "{}", db.display());
+    }
 }
 
 /// Game ids best first: higher mean known rating, then later date, then smaller id.
@@ -217,6 +240,16 @@ fn read_only_refuses_a_foreign_file_and_cannot_write() {
     assert!(ro.write_batch(&[game("h2e2")]).is_err());
 }
 
+/// 42 distinct two-ply games: the start position is busy (it has a summary row).
+fn busy_start() -> Vec<GameRecord> {
+    let firsts = ["h2e2", "b2e2", "c3c4", "g3g4", "h0g2", "b0c2"];
+    let replies = ["h9g7", "b9c7", "c6c5", "g6g5", "h7e7", "b7e7", "a9a8"];
+    firsts
+        .iter()
+        .flat_map(|f| replies.iter().map(move |r| game(&format!("{f} {r}"))))
+        .collect()
+}
+
 #[test]
 fn corrupt_rows_are_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();
@@ -225,19 +258,21 @@ fn corrupt_rows_are_errors_not_panics() {
         variant: "xiangqi".into(),
         ..Default::default()
     };
-    // A bad move list, a truncated links blob, a summary of an unknown format, a summary cut
-    // short, and a link to a game that is not stored.
+    // A bad move list and a truncated range row, a summary of an unknown format, a summary
+    // cut short, a busy position without its row, and links to games that are not stored.
     let damage = [
-        "UPDATE games SET moves = x'ffffff'; UPDATE positions SET links = x'0180';",
+        "UPDATE games SET moves = x'ffffff'; UPDATE position_ranges SET entries = x'0180';",
         "UPDATE positions SET summary = x'02';",
         "UPDATE positions SET summary = x'020105';",
-        "UPDATE positions SET links = x'0500';",
+        "DELETE FROM positions;",
+        "DELETE FROM games;",
     ];
     for (i, sql) in damage.iter().enumerate() {
         let path = dir.path().join(format!("c{i}.db"));
         {
             let mut s = Store::open(&path).unwrap();
-            s.write_batch(&[game("h2e2 h9g7")]).unwrap();
+            assert_eq!(s.write_batch(&busy_start()).unwrap().imported, 42);
+            assert_eq!(s.position(start).unwrap().len(), 6, "{sql}");
         }
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(sql).unwrap();
@@ -250,13 +285,24 @@ fn corrupt_rows_are_errors_not_panics() {
         match s.position(start) {
             Err(StoreError::Corrupt(m)) => {
                 // A damaged blob names its position.
-                assert!(i == 3 || m.contains(&format!("{start:016x}")), "{m}");
+                assert!(i == 4 || m.contains(&format!("{start:016x}")), "{m}");
             }
+            Ok(_) if i == 4 => {} // the summary alone answers the moves
             other => panic!("{sql}: {other:?}"),
         }
         assert!(s.games_through(start, None).is_err(), "{sql}");
         assert!(qipu::explorer::explore(&s, &q).is_err(), "{sql}");
-        assert!(s.stats().is_err() || i == 3, "{sql}");
+        assert!(s.stats().is_err() || i == 4, "{sql}");
+        // The positions after one move are quiet (at most seven games).
+        let after = {
+            let mut p = qipu::rules::AnyPosition::new(Variant::Xiangqi);
+            p.play("h2e2".parse().unwrap()).unwrap();
+            p.key()
+        };
+        assert!(
+            s.games_through(after, None).is_err() || i == 1 || i == 2 || i == 3,
+            "{sql}"
+        );
     }
 }
 

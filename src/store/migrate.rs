@@ -25,6 +25,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     Migration {
         name: "002_positions",
         sql: include_str!("../../schema/002_positions.sql"),
+        // The statistics are rebuilt by the next migration.
+        then: None,
+    },
+    Migration {
+        name: "003_ranges_and_sources",
+        sql: include_str!("../../schema/003_ranges_and_sources.sql"),
         then: Some(Store::rebuild_positions),
     },
 ];

@@ -28,12 +28,13 @@ mod codec;
 mod counts;
 mod migrate;
 mod position;
+mod ranges;
 mod read;
 mod record;
 mod varint;
 mod write;
 
-use std::{fmt, path::Path};
+use std::{collections::HashMap, fmt, path::Path};
 
 use rusqlite::{Connection, OpenFlags};
 
@@ -92,6 +93,8 @@ impl From<rusqlite::Error> for StoreError {
 #[derive(Debug)]
 pub struct Store {
     conn: Connection,
+    /// The `sources` table by path, read at the first batch an import writes.
+    sources: Option<HashMap<String, i64>>,
 }
 
 impl Store {
@@ -107,7 +110,10 @@ impl Store {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "cache_size", -262_144)?; // 256 MiB
         conn.pragma_update(None, "temp_store", "MEMORY")?;
-        let store = Store { conn };
+        let store = Store {
+            conn,
+            sources: None,
+        };
         migrate::migrate(&store)?;
         Ok(store)
     }
@@ -126,7 +132,10 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         conn.pragma_update(None, "cache_size", -65_536)?;
         migrate::check_read_only(&conn)?;
-        Ok(Store { conn })
+        Ok(Store {
+            conn,
+            sources: None,
+        })
     }
 
     /// A fresh database in memory (tests, doc examples).
@@ -136,6 +145,7 @@ impl Store {
     pub fn open_in_memory() -> Result<Store, StoreError> {
         let store = Store {
             conn: Connection::open_in_memory()?,
+            sources: None,
         };
         migrate::migrate(&store)?;
         Ok(store)

@@ -1,11 +1,12 @@
-//! What the `positions` table holds for one position, and its blob encodings. No SQL here.
+//! What the store keeps of one position, and its blob encodings. No SQL here.
 //!
-//! A position's row keeps the list of games through it (`links`: game id and the move it
-//! played there). A position with at most [`LIST_MAX`] games — four in five positions of
-//! a real collection are reached by a single game — keeps nothing else: its statistics are
-//! counted from those few games when asked. A busier one also keeps a [`Summary`]: per-move
-//! sums, opening-label counts and its best games, so that the start position (tens of
-//! thousands of games) is answered from one small blob.
+//! A position keeps the list of games through it (links: game id and the move it played
+//! there). A position with at most [`LIST_MAX`] games — four in five positions of a real
+//! collection are reached by a single game — keeps nothing else (packed with its neighbours
+//! in a range row, see `ranges`): its statistics are counted from those few games when
+//! asked. A busier one has a `positions` row with a [`Summary`] too: per-move sums,
+//! opening-label counts and its best games, so that the start position (tens of thousands of
+//! games) is answered from one small blob.
 
 use super::{
     codec::END_OF_GAME,
@@ -32,32 +33,43 @@ pub(super) struct Link {
 /// Encodes links sorted by game id: each as (id − previous id, move code), varints.
 pub(super) fn encode_links(links: &[Link]) -> Vec<u8> {
     let mut out = Vec::with_capacity(links.len() * 3);
+    put_links(&mut out, links);
+    out
+}
+
+/// Appends links sorted by game id, as [`encode_links`] writes them.
+pub(super) fn put_links(out: &mut Vec<u8>, links: &[Link]) {
     let mut prev = 0;
     for l in links {
-        varint::put(&mut out, l.game.abs_diff(prev));
-        varint::put(&mut out, u64::from(l.mv));
+        varint::put(out, l.game.abs_diff(prev));
+        varint::put(out, u64::from(l.mv));
         prev = l.game;
     }
-    out
 }
 
 /// The inverse of [`encode_links`].
 pub(super) fn decode_links(bytes: &[u8]) -> Result<Vec<Link>, StoreError> {
     let mut r = Reader::new(bytes, "links");
     let mut out = Vec::with_capacity(bytes.len() / 3);
-    let mut prev: i64 = 0;
     while !r.is_empty() {
-        let delta: i64 = r.int()?;
-        let mv: u16 = r.int()?;
-        if delta == 0 && !out.is_empty() {
-            return Err(StoreError::Corrupt("links blob: repeated game".into()));
-        }
-        prev = prev
-            .checked_add(delta)
-            .ok_or_else(|| StoreError::Corrupt("links blob: game id overflow".into()))?;
-        out.push(Link { game: prev, mv });
+        read_link(&mut r, &mut out)?;
     }
     Ok(out)
+}
+
+/// Reads one link written by [`put_links`] after those already in `out`.
+pub(super) fn read_link(r: &mut Reader<'_>, out: &mut Vec<Link>) -> Result<(), StoreError> {
+    let delta: i64 = r.int()?;
+    let mv: u16 = r.int()?;
+    let prev = out.last().map_or(0, |l| l.game);
+    if delta == 0 && !out.is_empty() {
+        return Err(StoreError::Corrupt("links: repeated game".into()));
+    }
+    let game = prev
+        .checked_add(delta)
+        .ok_or_else(|| StoreError::Corrupt("links: game id overflow".into()))?;
+    out.push(Link { game, mv });
+    Ok(())
 }
 
 /// The move a code stands for: `None` for [`END_OF_GAME`].

@@ -8,6 +8,7 @@ use super::{
         add_label, add_to_rows, decode_links, move_from_code, top_score, Facts, Link, Summary,
         TOP_KEPT,
     },
+    ranges::{self, Entry},
     GameCounts, Store, StoreError,
 };
 use crate::{
@@ -177,9 +178,13 @@ fn rating(v: Option<i64>) -> Option<u32> {
     v.and_then(|r| u32::try_from(r).ok())
 }
 
-const GAME_COLUMNS: &str = "id, variant, source_file, source_index, event, site, round, date, \
-    first, second, first_rating, second_rating, result, ecco, opening, variation, \
-    first_formation, second_formation, start_fen, moves";
+/// The columns [`stored_game`] reads, from `GAMES_WITH_SOURCE`.
+const GAME_COLUMNS: &str = "g.id, g.variant, s.path, g.source_index, g.event, g.site, g.round, \
+    g.date, g.first, g.second, g.first_rating, g.second_rating, g.result, g.ecco, g.opening, \
+    g.variation, g.first_formation, g.second_formation, g.start_fen, g.moves";
+
+/// Games with their source file's path (`NULL` if the source row is missing).
+const GAMES_WITH_SOURCE: &str = "games g LEFT JOIN sources s ON s.id = g.source";
 
 fn stored_game(row: &Row<'_>) -> rusqlite::Result<Result<StoredGame, StoreError>> {
     let id: i64 = row.get(0)?;
@@ -216,7 +221,14 @@ fn stored_game(row: &Row<'_>) -> rusqlite::Result<Result<StoredGame, StoreError>
             ..Tags::default()
         },
         source: Source {
-            file: row.get(2)?,
+            file: match row.get(2)? {
+                Some(path) => path,
+                None => {
+                    return Ok(Err(StoreError::Corrupt(format!(
+                        "game {id}: no source file"
+                    ))))
+                }
+            },
             index: usize::try_from(row.get::<_, i64>(3)?).unwrap_or(0),
         },
     }))
@@ -253,7 +265,7 @@ impl Through {
     }
 }
 
-/// One row of `positions`, decoded.
+/// What is stored of one position, decoded: its links, and its summary if it is busy.
 pub(super) struct PositionRow {
     pub summary: Option<Summary>,
     pub links: Vec<Link>,
@@ -272,7 +284,7 @@ impl PositionRow {
 }
 
 /// Names the position a decoding error comes from.
-fn at_position(key: u64, e: StoreError) -> StoreError {
+pub(super) fn at_position(key: u64, e: StoreError) -> StoreError {
     match e {
         StoreError::Corrupt(m) => StoreError::Corrupt(format!("position {key:016x}: {m}")),
         other => other,
@@ -290,8 +302,27 @@ fn sort_openings(mut openings: Vec<OpeningRow>) -> Vec<OpeningRow> {
 }
 
 impl Store {
-    /// The `positions` row of a key, if any game went through it.
-    pub(super) fn position_row(&self, key: u64) -> Result<Option<PositionRow>, StoreError> {
+    /// How the range rows record a key: `None` if no stored game went through it.
+    fn entry(&self, key: u64) -> Result<Option<Entry>, StoreError> {
+        let key = key as i64;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT start, entries FROM position_ranges WHERE start <= ?1 \
+             ORDER BY start DESC LIMIT 1",
+        )?;
+        let found = stmt
+            .query_row([key], |r| {
+                let start: i64 = r.get(0)?;
+                Ok(ranges::find(start, r.get_ref(1)?.as_blob()?, key))
+            })
+            .optional()?;
+        found
+            .transpose()
+            .map(Option::flatten)
+            .map_err(|e| at_position(key as u64, e))
+    }
+
+    /// A busy position's own row (links and summary).
+    pub(super) fn busy_row(&self, key: u64) -> Result<PositionRow, StoreError> {
         let mut stmt = self
             .conn
             .prepare_cached("SELECT summary, links FROM positions WHERE key = ?1")?;
@@ -299,9 +330,24 @@ impl Store {
             .query_row([key as i64], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         let Some((summary, links)) = raw else {
-            return Ok(None);
+            return Err(StoreError::Corrupt(format!(
+                "position {key:016x} is marked busy but has no row"
+            )));
         };
-        PositionRow::decode(key, summary.as_deref(), &links).map(Some)
+        PositionRow::decode(key, summary.as_deref(), &links)
+    }
+
+    /// The games through a position (and its summary if it is busy), if any game went
+    /// through it.
+    pub(super) fn position_row(&self, key: u64) -> Result<Option<PositionRow>, StoreError> {
+        match self.entry(key)? {
+            None => Ok(None),
+            Some(Entry::Busy) => self.busy_row(key).map(Some),
+            Some(Entry::Quiet(links)) => Ok(Some(PositionRow {
+                summary: None,
+                links,
+            })),
+        }
     }
 
     /// A stored game as the statistics see it.
@@ -377,18 +423,21 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is corrupt.
     pub fn lookup(&self, key: u64, top: usize) -> Result<PositionStats, StoreError> {
-        // The summary alone when there is one: a busy position's links (three bytes a game)
-        // are not read.
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT summary, CASE WHEN summary IS NULL THEN links END FROM positions WHERE key = ?1",
-        )?;
-        type Blobs = (Option<Vec<u8>>, Option<Vec<u8>>);
-        let raw: Option<Blobs> = stmt
-            .query_row([key as i64], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        match raw {
+        match self.entry(key)? {
             None => Ok(PositionStats::default()),
-            Some((Some(summary), _)) => {
+            Some(Entry::Busy) => {
+                // The summary alone: a busy position's links (three bytes a game) are not read.
+                let summary: Option<Vec<u8>> = self
+                    .conn
+                    .prepare_cached("SELECT summary FROM positions WHERE key = ?1")?
+                    .query_row([key as i64], |r| r.get(0))
+                    .optional()?
+                    .flatten();
+                let Some(summary) = summary else {
+                    return Err(StoreError::Corrupt(format!(
+                        "position {key:016x} is marked busy but has no summary"
+                    )));
+                };
                 let s = Summary::decode(&summary).map_err(|e| at_position(key, e))?;
                 let top = if top <= s.top.len() || s.top.len() < TOP_KEPT {
                     s.top
@@ -408,9 +457,7 @@ impl Store {
                     top,
                 })
             }
-            Some((None, links)) => {
-                let links = links.unwrap_or_default();
-                let links = decode_links(&links).map_err(|e| at_position(key, e))?;
+            Some(Entry::Quiet(links)) => {
                 let games = self.throughs(&links)?;
                 let mut moves = Vec::new();
                 let mut openings = Vec::new();
@@ -484,7 +531,7 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails or the row is corrupt.
     pub fn game(&self, id: i64) -> Result<Option<StoredGame>, StoreError> {
-        let sql = format!("SELECT {GAME_COLUMNS} FROM games WHERE id = ?1");
+        let sql = format!("SELECT {GAME_COLUMNS} FROM {GAMES_WITH_SOURCE} WHERE g.id = ?1");
         let mut stmt = self.conn.prepare_cached(&sql)?;
         match stmt.query_row([id], stored_game).optional()? {
             None => Ok(None),
@@ -522,7 +569,8 @@ impl Store {
 
     fn games_page(&self, variant: Variant, after: i64) -> Result<Vec<StoredGame>, StoreError> {
         let sql = format!(
-            "SELECT {GAME_COLUMNS} FROM games WHERE variant = ?1 AND id > ?2 ORDER BY id LIMIT 1000"
+            "SELECT {GAME_COLUMNS} FROM {GAMES_WITH_SOURCE} WHERE g.variant = ?1 AND g.id > ?2 \
+             ORDER BY g.id LIMIT 1000"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(rusqlite::params![variant_code(variant), after], stored_game)?;
@@ -556,23 +604,29 @@ impl Store {
         })
     }
 
-    /// Calls `f` for every row of `positions`, in key order.
+    /// Calls `f` for every position, in key order.
     fn for_each_position(
         &self,
         mut f: impl FnMut(u64, PositionRow) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         let mut stmt = self
             .conn
-            .prepare("SELECT key, summary, links FROM positions ORDER BY key")?;
+            .prepare("SELECT start, entries FROM position_ranges ORDER BY start")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            let key: i64 = r.get(0)?;
-            let summary: Option<Vec<u8>> = r.get(1)?;
-            let links: Vec<u8> = r.get(2)?;
-            f(
-                key as u64,
-                PositionRow::decode(key as u64, summary.as_deref(), &links)?,
-            )?;
+            let start: i64 = r.get(0)?;
+            let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
+            for (key, entry) in ranges::entries(start, blob)? {
+                let key = key as u64;
+                let row = match entry {
+                    Entry::Busy => self.busy_row(key)?,
+                    Entry::Quiet(links) => PositionRow {
+                        summary: None,
+                        links,
+                    },
+                };
+                f(key, row)?;
+            }
         }
         Ok(())
     }

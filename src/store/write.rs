@@ -1,9 +1,14 @@
 //! Writing import batches: games and their statistics in one transaction.
 
+use std::collections::HashMap;
+
+use rusqlite::OptionalExtension;
+
 use super::{
     codec::{pack_moves, result_code, variant_code},
     position::{encode_links, Facts, Link, Summary, LIST_MAX},
-    read::StoredGame,
+    ranges::{self, Entry, Packer},
+    read::{at_position, StoredGame},
     record::{distinct_positions, opening_label, GameRecord},
     Store, StoreError,
 };
@@ -18,13 +23,10 @@ pub struct BatchOutcome {
     pub duplicates: u64,
 }
 
-const INSERT_GAME: &str = "INSERT OR IGNORE INTO games (hash, variant, source_file, source_index, \
+const INSERT_GAME: &str = "INSERT OR IGNORE INTO games (hash, variant, source, source_index, \
     event, site, round, date, first, second, first_rating, second_rating, result, ecco, opening, \
     variation, first_formation, second_formation, start_fen, plies, moves) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
-
-const INSERT_POSITION: &str =
-    "INSERT OR IGNORE INTO positions (key, summary, links) VALUES (?1, ?2, ?3)";
 
 const REPLACE_POSITION: &str =
     "INSERT OR REPLACE INTO positions (key, summary, links) VALUES (?1, ?2, ?3)";
@@ -45,17 +47,47 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails; the batch is then rolled back.
     pub fn write_batch(&mut self, records: &[GameRecord]) -> Result<BatchOutcome, StoreError> {
+        let written = self.write_batch_in_transaction(records);
+        if written.is_err() {
+            // Paths added by the rolled-back transaction are gone: read them again next time.
+            self.sources = None;
+        }
+        written
+    }
+
+    fn write_batch_in_transaction(
+        &mut self,
+        records: &[GameRecord],
+    ) -> Result<BatchOutcome, StoreError> {
+        if self.sources.is_none() {
+            let mut stmt = self.conn.prepare("SELECT path, id FROM sources")?;
+            let known = stmt
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<_, _>>()?;
+            self.sources = Some(known);
+        }
+        let sources = self.sources.get_or_insert_with(HashMap::new);
         let tx = self.conn.unchecked_transaction()?;
         let mut out = BatchOutcome::default();
         let mut counted = Vec::with_capacity(records.len());
         {
             let mut insert = tx.prepare_cached(INSERT_GAME)?;
+            let mut insert_source = tx.prepare_cached("INSERT INTO sources (path) VALUES (?1)")?;
             for r in records {
+                let source = match sources.get(&r.source.file) {
+                    Some(&id) => id,
+                    None => {
+                        insert_source.execute([&r.source.file])?;
+                        let id = tx.last_insert_rowid();
+                        sources.insert(r.source.file.clone(), id);
+                        id
+                    }
+                };
                 let t = &r.tags;
                 let changed = insert.execute(rusqlite::params![
                     r.hash as i64,
                     variant_code(r.variant),
-                    r.source.file,
+                    source,
                     r.source.index as i64,
                     t.event,
                     t.site,
@@ -93,7 +125,7 @@ impl Store {
     }
 
     /// Recomputes the statistics of every position from the stored games (the Rust step of
-    /// the migration to schema 2), in the caller's transaction.
+    /// the migration to schema 3), in the caller's transaction.
     pub(super) fn rebuild_positions(&self) -> Result<(), StoreError> {
         let max_ply = self.max_ply()?.unwrap_or(crate::pipeline::DEFAULT_MAX_PLY);
         for variant in Variant::ALL {
@@ -129,8 +161,10 @@ impl Store {
         Ok(())
     }
 
-    /// Adds games to the statistics of the positions they went through: one read and one
-    /// write of each position's row, in key order. Runs inside the caller's transaction.
+    /// Adds games to the statistics of the positions they went through, in key order: each
+    /// touched range row is read once, merged in Rust and rewritten (cut in two when it has
+    /// grown too big); busy positions are merged in their own rows. Runs inside the caller's
+    /// transaction.
     pub(super) fn add_positions(&self, games: &[Counted<'_>]) -> Result<(), StoreError> {
         // One u128 per (position, game), sorted: each key's games together, in batch order
         // (which is id order).
@@ -142,84 +176,202 @@ impl Store {
             }
         }
         touches.sort_unstable();
-        let mut insert = self.conn.prepare_cached(INSERT_POSITION)?;
+        let mut open: Option<OpenRange> = None;
+        let mut links = Vec::new();
         for group in touches.chunk_by(|a, b| a >> 64 == b >> 64) {
             let key = Touch::key(group[0]) as i64;
-            let new: Vec<(Link, &Facts<'_>)> = group
-                .iter()
-                .map(|&t| {
-                    let (i, mv) = Touch::game(t);
-                    (
-                        Link {
-                            game: games[i].id,
-                            mv,
-                        },
-                        &games[i].facts,
-                    )
-                })
-                .collect();
-            // Most positions are new: try the insert first, merge only if the key is taken.
-            let summary = if new.len() > LIST_MAX {
-                let mut s = Summary::default();
-                add_all(&mut s, &new)?;
-                Some(s.encode())
-            } else {
-                None
+            let range = match open.take() {
+                Some(r) if r.covers(key) => r,
+                other => {
+                    if let Some(r) = other {
+                        self.close_range(r)?;
+                    }
+                    self.open_range(key)?
+                }
             };
-            let mut links: Vec<Link> = new.iter().map(|(l, _)| *l).collect();
-            links.sort_unstable();
-            let blob = encode_links(&links);
-            if insert.execute(rusqlite::params![key, summary, blob])? == 0 {
-                self.merge_position(key, links, &new)?;
+            let range = open.insert(range);
+            links.clear();
+            links.extend(group.iter().map(|&t| {
+                let (i, mv) = Touch::game(t);
+                Link {
+                    game: games[i].id,
+                    mv,
+                }
+            }));
+            let new = || -> Vec<(Link, &Facts<'_>)> {
+                group
+                    .iter()
+                    .zip(&links)
+                    .map(|(&t, l)| (*l, &games[Touch::game(t).0].facts))
+                    .collect()
+            };
+            match range.take_old(key)? {
+                None if links.len() > LIST_MAX => {
+                    let mut s = Summary::default();
+                    add_all(&mut s, &new())?;
+                    self.write_busy(key, &s, &links)?;
+                    range.out.push_busy(key);
+                }
+                None => range.out.push_links(key, &links),
+                Some(Entry::Busy) => {
+                    self.merge_busy(key, &links, &new())?;
+                    range.out.push_busy(key);
+                }
+                Some(Entry::Quiet(old)) => {
+                    let merged = merge_links(&old, &links);
+                    if merged.len() > LIST_MAX {
+                        let mut s = Summary::default();
+                        for l in &old {
+                            s.add(l.game, l.mv, &self.through(l.game, l.mv)?.facts())?;
+                        }
+                        add_all(&mut s, &new())?;
+                        self.write_busy(key, &s, &merged)?;
+                        range.out.push_busy(key);
+                    } else {
+                        range.out.push_links(key, &merged);
+                    }
+                }
             }
+        }
+        if let Some(r) = open {
+            self.close_range(r)?;
         }
         Ok(())
     }
 
-    /// Adds a batch's games to a position that is already stored: its row is read, merged
-    /// and replaced.
-    fn merge_position(
-        &self,
-        key: i64,
-        mut links: Vec<Link>,
-        new: &[(Link, &Facts<'_>)],
-    ) -> Result<(), StoreError> {
-        let Some(old) = self.position_row(key as u64)? else {
-            return Err(StoreError::Corrupt(format!("position {key:016x} vanished")));
+    /// The range row a key falls in, ready to be merged into: the row with the greatest start
+    /// at or below the key (an empty range from the lowest key when there is none).
+    fn open_range(&self, key: i64) -> Result<OpenRange, StoreError> {
+        let row: Option<(i64, Vec<u8>)> = self
+            .conn
+            .prepare_cached(
+                "SELECT start, entries FROM position_ranges WHERE start <= ?1 \
+                 ORDER BY start DESC LIMIT 1",
+            )?
+            .query_row([key], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let next: Option<i64> = self
+            .conn
+            .prepare_cached(
+                "SELECT start FROM position_ranges WHERE start > ?1 ORDER BY start LIMIT 1",
+            )?
+            .query_row([key], |r| r.get(0))
+            .optional()?;
+        let (start, blob) = row.unwrap_or((i64::MIN, Vec::new()));
+        let old = if blob.is_empty() {
+            Vec::new()
+        } else {
+            ranges::index(start, &blob)?
         };
-        let mut merged = old.links;
-        let before = merged.len();
-        merged.append(&mut links);
-        if merged[..before]
-            .last()
-            .is_some_and(|l| l.game >= merged[before].game)
-        {
-            merged.sort_unstable();
-            merged.dedup_by_key(|l| l.game);
+        Ok(OpenRange {
+            start,
+            next,
+            blob,
+            old,
+            copied: 0,
+            out: Packer::default(),
+        })
+    }
+
+    /// Writes a merged range back: its old entries not touched, then its rows.
+    fn close_range(&self, mut range: OpenRange) -> Result<(), StoreError> {
+        range.copy_old_below(None);
+        let rows = range.out.rows(range.start);
+        let mut replace = self.conn.prepare_cached(
+            "INSERT OR REPLACE INTO position_ranges (start, entries) VALUES (?1, ?2)",
+        )?;
+        for (start, blob) in rows {
+            replace.execute(rusqlite::params![start, blob])?;
         }
-        let summary = match old.summary {
-            Some(mut s) => {
-                add_all(&mut s, new)?;
-                Some(s)
-            }
-            None if merged.len() > LIST_MAX => {
-                let mut s = Summary::default();
-                for l in &merged[..before] {
-                    s.add(l.game, l.mv, &self.through(l.game, l.mv)?.facts())?;
-                }
-                add_all(&mut s, new)?;
-                Some(s)
-            }
-            None => None,
-        };
+        Ok(())
+    }
+
+    /// Stores a busy position's own row.
+    fn write_busy(&self, key: i64, summary: &Summary, links: &[Link]) -> Result<(), StoreError> {
         self.conn
             .prepare_cached(REPLACE_POSITION)?
             .execute(rusqlite::params![
                 key,
-                summary.map(|s| s.encode()),
-                encode_links(&merged)
+                summary.encode(),
+                encode_links(links)
             ])?;
         Ok(())
+    }
+
+    /// Adds a batch's games to a busy position: its row is read, merged and replaced.
+    fn merge_busy(
+        &self,
+        key: i64,
+        links: &[Link],
+        new: &[(Link, &Facts<'_>)],
+    ) -> Result<(), StoreError> {
+        let old = self.busy_row(key as u64)?;
+        let Some(mut summary) = old.summary else {
+            return Err(StoreError::Corrupt(format!(
+                "position {key:016x} has no summary"
+            )));
+        };
+        add_all(&mut summary, new)?;
+        self.write_busy(key, &summary, &merge_links(&old.links, links))
+    }
+}
+
+/// Two lists of links by game id as one (a game in both counts once).
+fn merge_links(old: &[Link], new: &[Link]) -> Vec<Link> {
+    let mut merged = Vec::with_capacity(old.len() + new.len());
+    merged.extend_from_slice(old);
+    merged.extend_from_slice(new);
+    if old
+        .last()
+        .zip(new.first())
+        .is_some_and(|(o, n)| o.game >= n.game)
+    {
+        merged.sort_unstable();
+        merged.dedup_by_key(|l| l.game);
+    }
+    merged
+}
+
+/// A range row being merged with a batch: its old entries (spans into `blob`), how many of
+/// them are already copied to `out`, and `out`, the range's new content.
+struct OpenRange {
+    start: i64,
+    /// The next row's start: the range holds the keys below it.
+    next: Option<i64>,
+    blob: Vec<u8>,
+    old: Vec<(i64, std::ops::Range<usize>)>,
+    copied: usize,
+    out: Packer,
+}
+
+impl OpenRange {
+    fn covers(&self, key: i64) -> bool {
+        key >= self.start && self.next.is_none_or(|n| key < n)
+    }
+
+    /// Copies the old entries below `key` (all of them for `None`) to `out`.
+    fn copy_old_below(&mut self, key: Option<i64>) {
+        while let Some((k, body)) = self.old.get(self.copied) {
+            if key.is_some_and(|key| *k >= key) {
+                break;
+            }
+            self.out.push_body(*k, &self.blob[body.clone()]);
+            self.copied += 1;
+        }
+    }
+
+    /// The old entry of `key`, if any, after copying the ones below it.
+    fn take_old(&mut self, key: i64) -> Result<Option<Entry>, StoreError> {
+        self.copy_old_below(Some(key));
+        match self.old.get(self.copied) {
+            Some((k, body)) if *k == key => {
+                let entry = ranges::entry(&self.blob[body.clone()])
+                    .map_err(|e| at_position(key as u64, e))?;
+                self.copied += 1;
+                Ok(Some(entry))
+            }
+            _ => Ok(None),
+        }
     }
 }
 
