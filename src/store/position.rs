@@ -33,15 +33,22 @@ pub(super) struct Link {
 /// Encodes links sorted by game id: each as (id − previous id, move code), varints.
 pub(super) fn encode_links(links: &[Link]) -> Vec<u8> {
     let mut out = Vec::with_capacity(links.len() * 3);
-    put_links(&mut out, links);
+    put_links(&mut out, links, false);
     out
 }
 
-/// Appends links sorted by game id, as [`encode_links`] writes them.
-pub(super) fn put_links(out: &mut Vec<u8>, links: &[Link]) {
+/// Appends links sorted by game id, as [`encode_links`] writes them; with `mark_last`, each
+/// id difference is doubled and the last link's has 1 added, so that the list needs no
+/// count before it (range rows).
+pub(super) fn put_links(out: &mut Vec<u8>, links: &[Link], mark_last: bool) {
     let mut prev = 0;
-    for l in links {
-        varint::put(out, l.game.abs_diff(prev));
+    for (i, l) in links.iter().enumerate() {
+        let delta = l.game.abs_diff(prev);
+        if mark_last {
+            varint::put(out, delta << 1 | u64::from(i + 1 == links.len()));
+        } else {
+            varint::put(out, delta);
+        }
         varint::put(out, u64::from(l.mv));
         prev = l.game;
     }
@@ -52,24 +59,35 @@ pub(super) fn decode_links(bytes: &[u8]) -> Result<Vec<Link>, StoreError> {
     let mut r = Reader::new(bytes, "links");
     let mut out = Vec::with_capacity(bytes.len() / 3);
     while !r.is_empty() {
-        read_link(&mut r, &mut out)?;
+        read_link(&mut r, &mut out, false)?;
     }
     Ok(out)
 }
 
-/// Reads one link written by [`put_links`] after those already in `out`.
-pub(super) fn read_link(r: &mut Reader<'_>, out: &mut Vec<Link>) -> Result<(), StoreError> {
-    let delta: i64 = r.int()?;
+/// Reads one link written by [`put_links`] after those already in `out`; returns whether it
+/// is marked as the last (always false without `mark_last`).
+pub(super) fn read_link(
+    r: &mut Reader<'_>,
+    out: &mut Vec<Link>,
+    mark_last: bool,
+) -> Result<bool, StoreError> {
+    let n = r.u64()?;
+    let (delta, last) = if mark_last {
+        (n >> 1, n & 1 == 1)
+    } else {
+        (n, false)
+    };
     let mv: u16 = r.int()?;
     let prev = out.last().map_or(0, |l| l.game);
     if delta == 0 && !out.is_empty() {
         return Err(StoreError::Corrupt("links: repeated game".into()));
     }
-    let game = prev
-        .checked_add(delta)
+    let game = i64::try_from(delta)
+        .ok()
+        .and_then(|d| prev.checked_add(d))
         .ok_or_else(|| StoreError::Corrupt("links: game id overflow".into()))?;
     out.push(Link { game, mv });
-    Ok(())
+    Ok(last)
 }
 
 /// The move a code stands for: `None` for [`END_OF_GAME`].
