@@ -62,6 +62,10 @@ pub(super) fn migrate(store: &Store) -> Result<(), StoreError> {
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
         tx.commit()?;
     }
+    if v > 0 && v < MIGRATIONS.len() as i64 {
+        // An upgrade rewrote tables: give the freed pages back to the file system.
+        store.conn.execute_batch("VACUUM")?;
+    }
     Ok(())
 }
 
