@@ -255,6 +255,74 @@ fn busy_start() -> Vec<GameRecord> {
         .collect()
 }
 
+/// Each source file is stored once, and only if a game stored comes from it.
+#[test]
+fn source_files_are_stored_once_and_only_with_their_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.db");
+    let from = |file: &str, moves: &[&str]| -> Vec<GameRecord> {
+        moves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let mut r = game(m);
+                r.source = Source {
+                    file: file.into(),
+                    index: i,
+                };
+                r
+            })
+            .collect()
+    };
+    let mut s = Store::open(&path).unwrap();
+    s.write_batch(&from("a.pgn", &["h2e2", "c3c4", "b2e2"]))
+        .unwrap();
+    // The same games from another path: duplicates, the path is not kept.
+    assert_eq!(
+        s.write_batch(&from("b.pgn", &["h2e2", "c3c4"]))
+            .unwrap()
+            .imported,
+        0
+    );
+    // A new game from a third path, then from the first again.
+    assert_eq!(
+        s.write_batch(&from("c.pgn", &["h2e2", "g3g4"]))
+            .unwrap()
+            .imported,
+        1
+    );
+    assert_eq!(
+        s.write_batch(&from("a.pgn", &["b0c2"])).unwrap().imported,
+        1
+    );
+    drop(s);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let paths: Vec<String> = conn
+        .prepare("SELECT path FROM sources ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(paths, ["a.pgn", "c.pgn"]);
+    let s = Store::open_read_only(&path).unwrap();
+    let files: Vec<(String, usize)> = s
+        .games(Variant::Xiangqi)
+        .map(|g| {
+            let g = g.unwrap();
+            (g.source.file, g.source.index)
+        })
+        .collect();
+    let want = [
+        ("a.pgn", 0),
+        ("a.pgn", 1),
+        ("a.pgn", 2),
+        ("c.pgn", 1),
+        ("a.pgn", 0),
+    ];
+    assert_eq!(files, want.map(|(f, i)| (f.to_string(), i)));
+}
+
 #[test]
 fn corrupt_rows_are_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();

@@ -70,6 +70,8 @@ impl Store {
         let tx = self.conn.unchecked_transaction()?;
         let mut out = BatchOutcome::default();
         let mut counted = Vec::with_capacity(records.len());
+        // Paths this batch added, and whether a new game was stored from them.
+        let mut added: HashMap<i64, (&str, bool)> = HashMap::new();
         {
             let mut insert = tx.prepare_cached(INSERT_GAME)?;
             let mut insert_source = tx.prepare_cached("INSERT INTO sources (path) VALUES (?1)")?;
@@ -80,6 +82,7 @@ impl Store {
                         insert_source.execute([&r.source.file])?;
                         let id = tx.last_insert_rowid();
                         sources.insert(r.source.file.clone(), id);
+                        added.insert(id, (&r.source.file, false));
                         id
                     }
                 };
@@ -112,11 +115,21 @@ impl Store {
                     continue;
                 }
                 out.imported += 1;
+                if let Some((_, used)) = added.get_mut(&source) {
+                    *used = true;
+                }
                 counted.push(Counted {
                     id: tx.last_insert_rowid(),
                     facts: r.facts(),
                     positions: &r.positions,
                 });
+            }
+        }
+        // A file whose games were all stored already is not recorded.
+        for (id, (path, used)) in added {
+            if !used {
+                tx.execute("DELETE FROM sources WHERE id = ?1", [id])?;
+                sources.remove(path);
             }
         }
         self.add_positions(&counted)?;
