@@ -300,7 +300,7 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
             }
         }
     }
-    top.sort_by(GameThrough::top_order);
+    top.sort_by_cached_key(GameThrough::top_key);
     top.truncate(top_n);
 
     let mut total = GameCounts::default();

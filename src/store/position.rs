@@ -127,16 +127,10 @@ impl Facts<'_> {
 
 /// See [`Facts::top_score`].
 pub(super) fn top_score(ratings: [Option<u32>; 2], date: Option<&str>) -> u64 {
-    let known: Vec<u64> = ratings
-        .into_iter()
-        .flatten()
-        .map(|r| u64::from(r.min(99_999)))
-        .collect();
-    let rating = if known.is_empty() {
-        0
-    } else {
-        known.iter().sum::<u64>() / known.len() as u64
-    };
+    let (sum, known) = ratings.into_iter().flatten().fold((0, 0), |(sum, n), r| {
+        (sum + u64::from(r.min(99_999)), n + 1)
+    });
+    let rating = sum.checked_div(known).unwrap_or(0);
     rating * 100_000_000 + date_number(date)
 }
 

@@ -105,12 +105,14 @@ impl GameThrough {
         }
     }
 
-    /// The order of best-games lists: higher mean known rating first, then the later date,
-    /// then the smaller id.
-    pub fn top_order(a: &GameThrough, b: &GameThrough) -> std::cmp::Ordering {
-        let score =
-            |g: &GameThrough| top_score([g.first_rating, g.second_rating], g.date.as_deref());
-        score(b).cmp(&score(a)).then(a.id.cmp(&b.id))
+    /// The sort key of best-games lists, smallest first: higher mean known rating first, then
+    /// the later date, then the smaller id.
+    pub fn top_key(&self) -> (std::cmp::Reverse<u64>, i64) {
+        let score = top_score(
+            [self.first_rating, self.second_rating],
+            self.date.as_deref(),
+        );
+        (std::cmp::Reverse(score), self.id)
     }
 }
 
@@ -254,6 +256,15 @@ pub(super) struct Through {
 }
 
 impl Through {
+    /// A game read by `THROUGH_SQL`, with the move it played at the position.
+    fn new(mut game: GameThrough, variant: i64, mv: u16) -> Result<Through, StoreError> {
+        let variant = variant_from_code(variant)
+            .ok_or_else(|| StoreError::Corrupt(format!("game {}: bad variant", game.id)))?;
+        game.mv = move_from_code(mv)?;
+        let label = game.opening_label(variant);
+        Ok(Through { game, label })
+    }
+
     pub(super) fn facts(&self) -> Facts<'_> {
         let g = &self.game;
         Facts {
@@ -291,8 +302,37 @@ pub(super) fn at_position(key: u64, e: StoreError) -> StoreError {
     }
 }
 
-const THROUGH_SQL: &str = "SELECT first, second, first_rating, second_rating, result, date, \
-    event, ecco, first_formation, second_formation, variant FROM games WHERE id = ?1";
+const THROUGH_SQL: &str = "SELECT id, first, second, first_rating, second_rating, result, date, \
+    event, ecco, first_formation, second_formation, variant FROM games";
+
+/// From this many links on, [`Store::throughs`] scans the games instead of looking them up.
+const THROUGH_SCAN_FROM: usize = 256;
+
+/// A row of `THROUGH_SQL`: the game's id, the game without its move, its variant code.
+fn through_row(r: &Row<'_>) -> rusqlite::Result<(i64, GameThrough, i64)> {
+    let id = r.get(0)?;
+    let game = GameThrough {
+        id,
+        mv: None,
+        first: r.get(1)?,
+        second: r.get(2)?,
+        first_rating: rating(r.get(3)?),
+        second_rating: rating(r.get(4)?),
+        result: result_from_code(r.get(5)?),
+        date: r.get(6)?,
+        event: r.get(7)?,
+        ecco: r.get(8)?,
+        first_formation: r.get(9)?,
+        second_formation: r.get(10)?,
+    };
+    Ok((id, game, r.get(11)?))
+}
+
+fn not_stored(id: i64) -> StoreError {
+    StoreError::Corrupt(format!(
+        "a position links to game {id}, which is not stored"
+    ))
+}
 
 /// Most frequent first, then by label; unlabelled games left out.
 fn sort_openings(mut openings: Vec<OpeningRow>) -> Vec<OpeningRow> {
@@ -352,43 +392,43 @@ impl Store {
 
     /// A stored game as the statistics see it.
     pub(super) fn through(&self, id: i64, mv: u16) -> Result<Through, StoreError> {
-        let mut stmt = self.conn.prepare_cached(THROUGH_SQL)?;
-        let row = stmt
-            .query_row([id], |r| {
-                Ok((
-                    GameThrough {
-                        id,
-                        mv: None,
-                        first: r.get(0)?,
-                        second: r.get(1)?,
-                        first_rating: rating(r.get(2)?),
-                        second_rating: rating(r.get(3)?),
-                        result: result_from_code(r.get(4)?),
-                        date: r.get(5)?,
-                        event: r.get(6)?,
-                        ecco: r.get(7)?,
-                        first_formation: r.get(8)?,
-                        second_formation: r.get(9)?,
-                    },
-                    r.get::<_, i64>(10)?,
-                ))
-            })
-            .optional()?;
-        let Some((mut game, variant)) = row else {
-            return Err(StoreError::Corrupt(format!(
-                "a position links to game {id}, which is not stored"
-            )));
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("{THROUGH_SQL} WHERE id = ?1"))?;
+        let row = stmt.query_row([id], through_row).optional()?;
+        let Some((_, game, variant)) = row else {
+            return Err(not_stored(id));
         };
-        let variant = variant_from_code(variant)
-            .ok_or_else(|| StoreError::Corrupt(format!("game {id}: bad variant")))?;
-        game.mv = move_from_code(mv)?;
-        let label = game.opening_label(variant);
-        Ok(Through { game, label })
+        Through::new(game, variant, mv)
     }
 
-    /// The games behind some links.
+    /// The games behind some links (sorted by id). Many links close together are joined
+    /// with one scan of the games in their id range rather than looked up one by one.
     fn throughs(&self, links: &[Link]) -> Result<Vec<Through>, StoreError> {
-        links.iter().map(|l| self.through(l.game, l.mv)).collect()
+        let (Some(first), Some(last)) = (links.first(), links.last()) else {
+            return Ok(Vec::new());
+        };
+        // A scanned row costs about an eighth of a lookup.
+        let span = last.game.abs_diff(first.game).saturating_add(1);
+        if links.len() < THROUGH_SCAN_FROM || span > 8 * links.len() as u64 {
+            return links.iter().map(|l| self.through(l.game, l.mv)).collect();
+        }
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "{THROUGH_SQL} WHERE id BETWEEN ?1 AND ?2 ORDER BY id"
+        ))?;
+        let mut rows = stmt.query_map([first.game, last.game], through_row)?;
+        let mut out = Vec::with_capacity(links.len());
+        for l in links {
+            let (game, variant) = loop {
+                match rows.next().transpose()? {
+                    Some((id, game, variant)) if id == l.game => break (game, variant),
+                    Some((id, ..)) if id < l.game => continue,
+                    _ => return Err(not_stored(l.game)),
+                }
+            };
+            out.push(Through::new(game, variant, l.mv)?);
+        }
+        Ok(out)
     }
 
     /// The moves, opening labels and best `top` games of a position (by key); empty when no
@@ -685,7 +725,7 @@ impl Store {
 /// The best `n` of some games: best rated first, then latest, then by id.
 fn best_games(games: Vec<Through>, n: usize) -> Vec<GameThrough> {
     let mut games: Vec<GameThrough> = games.into_iter().map(|t| t.game).collect();
-    games.sort_by(GameThrough::top_order);
+    games.sort_by_cached_key(GameThrough::top_key);
     games.truncate(n);
     games
 }
