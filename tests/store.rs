@@ -379,6 +379,44 @@ fn corrupt_rows_are_errors_not_panics() {
     }
 }
 
+/// A busy position's games are read by one scan of their id range; a game missing from the
+/// middle of it is an error naming the game, not a shorter list.
+#[test]
+fn a_game_missing_under_a_busy_position_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.db");
+    let records: Vec<GameRecord> = (0..300)
+        .map(|i| {
+            let mut r = game("h2e2 h9g7");
+            r.tags.first = Some(format!("player {i}"));
+            r.hash ^= i as u64 + 1;
+            r
+        })
+        .collect();
+    let start = qipu::rules::AnyPosition::new(Variant::Xiangqi).key();
+    {
+        let mut s = Store::open(&path).unwrap();
+        assert_eq!(s.write_batch(&records).unwrap().imported, 300);
+        let all = s.games_through(start, None).unwrap();
+        assert_eq!(all.len(), 300);
+        assert_eq!(
+            all.iter()
+                .filter(|g| g.first.as_deref() == Some("player 7"))
+                .count(),
+            1
+        );
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute("DELETE FROM games WHERE id = 150", [])
+        .unwrap();
+    drop(conn);
+    let s = Store::open_read_only(&path).unwrap();
+    match s.games_through(start, None) {
+        Err(StoreError::Corrupt(m)) => assert!(m.contains("game 150"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
+
 #[test]
 fn explorer_rejects_bad_queries() {
     let s = Store::open_in_memory().unwrap();
