@@ -487,17 +487,7 @@ fn reimport_is_a_no_op_and_bad_games_are_reported() {
     assert_eq!(bad_err.ply, Some(games[0].moves.len() + 1));
     assert_eq!(bad_err.game, Some(0));
 
-    let dump = |store: &Store| {
-        let mut rows = Vec::new();
-        store
-            .for_each_position_move(|k, r| {
-                rows.push((k, r.clone()));
-                Ok(())
-            })
-            .unwrap();
-        rows
-    };
-    let before = dump(&store);
+    let before = dump_positions(&store);
     let again = import(
         &mut store,
         input.into_iter(),
@@ -507,7 +497,7 @@ fn reimport_is_a_no_op_and_bad_games_are_reported() {
     .unwrap();
     assert_eq!(again.imported, 0);
     assert_eq!(again.duplicates, first.imported + first.duplicates);
-    assert_eq!(dump(&store), before);
+    assert_eq!(dump_positions(&store), before);
     let stats = store.stats().unwrap();
     assert_eq!(stats.games[1].games, first.imported);
 
