@@ -44,7 +44,7 @@ pub use position::{LIST_MAX, TOP_KEPT};
 pub use read::{
     DbStats, GameThrough, GamesIter, MoveRow, OpeningRow, PositionStats, StoredGame, VariantCount,
 };
-pub use record::{GameRecord, OPENING_PLIES};
+pub use record::GameRecord;
 pub use write::BatchOutcome;
 
 /// Schema version this build reads and writes (the number of files in `schema/`).
@@ -98,6 +98,13 @@ pub struct Store {
 }
 
 impl Store {
+    fn on(conn: Connection) -> Store {
+        Store {
+            conn,
+            sources: None,
+        }
+    }
+
     /// Opens (creating it if needed) a database for reading and writing, in WAL mode, and
     /// applies pending migrations.
     ///
@@ -110,10 +117,7 @@ impl Store {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "cache_size", -262_144)?; // 256 MiB
         conn.pragma_update(None, "temp_store", "MEMORY")?;
-        let store = Store {
-            conn,
-            sources: None,
-        };
+        let store = Store::on(conn);
         migrate::migrate(&store)?;
         Ok(store)
     }
@@ -132,10 +136,7 @@ impl Store {
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         conn.pragma_update(None, "cache_size", -65_536)?;
         migrate::check_read_only(&conn)?;
-        Ok(Store {
-            conn,
-            sources: None,
-        })
+        Ok(Store::on(conn))
     }
 
     /// A fresh database in memory (tests, doc examples).
@@ -143,10 +144,7 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails.
     pub fn open_in_memory() -> Result<Store, StoreError> {
-        let store = Store {
-            conn: Connection::open_in_memory()?,
-            sources: None,
-        };
+        let store = Store::on(Connection::open_in_memory()?);
         migrate::migrate(&store)?;
         Ok(store)
     }

@@ -117,7 +117,21 @@ pub(super) struct Facts<'a> {
     pub label: Option<&'a str>,
 }
 
-impl Facts<'_> {
+impl<'a> Facts<'a> {
+    /// The facts of a game with this result, header and opening label.
+    pub(super) fn of(
+        result: Option<Outcome>,
+        tags: &'a crate::formats::Tags,
+        label: Option<&'a str>,
+    ) -> Facts<'a> {
+        Facts {
+            result,
+            ratings: [tags.first_rating, tags.second_rating],
+            date: tags.date.as_deref(),
+            label,
+        }
+    }
+
     /// Sort key of the best-games list, higher = better: the mean known rating, then the
     /// later date (`YYYY[-MM[-DD]]`, missing parts as 0).
     pub(super) fn top_score(&self) -> u64 {
@@ -145,7 +159,7 @@ fn date_number(date: Option<&str>) -> u64 {
 }
 
 /// Adds one game to a list of move rows kept sorted by move code.
-pub(super) fn add_to_rows(rows: &mut Vec<MoveRow>, mv: Option<Move>, g: &Facts<'_>) {
+fn add_to_rows(rows: &mut Vec<MoveRow>, mv: Option<Move>, g: &Facts<'_>) {
     let code = move_code(mv);
     let i = match rows.binary_search_by_key(&code, |r| move_code(r.mv)) {
         Ok(i) => i,
@@ -164,7 +178,7 @@ pub(super) fn add_to_rows(rows: &mut Vec<MoveRow>, mv: Option<Move>, g: &Facts<'
 }
 
 /// Adds one to a label's count in a list kept sorted by label.
-pub(super) fn add_label(labels: &mut Vec<OpeningRow>, label: &str, games: u64) {
+fn add_label(labels: &mut Vec<OpeningRow>, label: &str, games: u64) {
     match labels.binary_search_by(|o| o.label.as_str().cmp(label)) {
         Ok(i) => labels[i].games += games,
         Err(i) => labels.insert(

@@ -4,10 +4,7 @@ use rusqlite::{OptionalExtension, Row};
 
 use super::{
     codec::{result_from_code, unpack_moves, variant_code, variant_from_code},
-    position::{
-        add_label, add_to_rows, decode_links, move_from_code, top_score, Facts, Link, Summary,
-        TOP_KEPT,
-    },
+    position::{decode_links, move_from_code, top_score, Facts, Link, Summary, TOP_KEPT},
     ranges::{self, Entry},
     GameCounts, Store, StoreError,
 };
@@ -96,13 +93,12 @@ impl GameThrough {
     /// The game's opening label: its ECCO code (Xiangqi) or `first/second` formations
     /// (Janggi).
     pub fn opening_label(&self, variant: Variant) -> Option<String> {
-        match variant {
-            Variant::Xiangqi => self.ecco.as_deref().and_then(super::record::normal_ecco),
-            Variant::Janggi => super::record::formation_label(
-                self.first_formation.as_deref(),
-                self.second_formation.as_deref(),
-            ),
-        }
+        super::record::label_of(
+            variant,
+            self.ecco.as_deref(),
+            self.first_formation.as_deref(),
+            self.second_formation.as_deref(),
+        )
     }
 
     /// The sort key of best-games lists, smallest first: higher mean known rating first, then
@@ -431,6 +427,17 @@ impl Store {
         Ok(out)
     }
 
+    /// The statistics of some games (a quiet position's), counted as a busy position's
+    /// summary keeps them, and the games themselves.
+    pub(super) fn summarize(&self, links: &[Link]) -> Result<(Summary, Vec<Through>), StoreError> {
+        let games = self.throughs(links)?;
+        let mut summary = Summary::default();
+        for (l, g) in links.iter().zip(&games) {
+            summary.add(l.game, l.mv, &g.facts())?;
+        }
+        Ok((summary, games))
+    }
+
     /// The moves, opening labels and best `top` games of a position (by key); empty when no
     /// stored game went through it. A busy position is answered from its summary (one row);
     /// a position of at most [`LIST_MAX`](super::LIST_MAX) games is counted from them.
@@ -498,19 +505,10 @@ impl Store {
                 })
             }
             Some(Entry::Quiet(links)) => {
-                let games = self.throughs(&links)?;
-                let mut moves = Vec::new();
-                let mut openings = Vec::new();
-                for g in &games {
-                    let facts = g.facts();
-                    add_to_rows(&mut moves, g.game.mv, &facts);
-                    if let Some(label) = facts.label {
-                        add_label(&mut openings, label, 1);
-                    }
-                }
+                let (s, games) = self.summarize(&links)?;
                 Ok(PositionStats {
-                    moves,
-                    openings: sort_openings(openings),
+                    moves: s.moves,
+                    openings: sort_openings(s.labels),
                     top: best_games(games, top),
                 })
             }
@@ -632,13 +630,7 @@ impl Store {
         self.for_each_position(|key, row| {
             let moves = match row.summary {
                 Some(s) => s.moves,
-                None => {
-                    let mut moves = Vec::new();
-                    for g in self.throughs(&row.links)? {
-                        add_to_rows(&mut moves, g.game.mv, &g.facts());
-                    }
-                    moves
-                }
+                None => self.summarize(&row.links)?.0.moves,
             };
             moves.iter().try_for_each(|m| f(key, m))
         })

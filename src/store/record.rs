@@ -10,10 +10,6 @@ use crate::{
 };
 use std::collections::HashMap;
 
-/// Positions at plies below this also count towards the opening name of the position
-/// (ECCO classifies by the first 20 plies).
-pub const OPENING_PLIES: usize = 20;
-
 /// A game replayed and reduced to what the store keeps: its identity hash, header, moves,
 /// and each distinct position it went through (up to the depth limit) with the move played
 /// there.
@@ -33,11 +29,11 @@ pub struct GameRecord {
     pub start_fen: Option<String>,
     /// The main line.
     pub moves: Vec<Move>,
-    /// `(key, move code, ply)` for each distinct position, in order of first occurrence.
+    /// `(key, move code)` for each distinct position, in order of first occurrence.
     /// The move code is [`END_OF_GAME`] for the final position. A position that occurs
     /// more than once keeps the move played on its *last* occurrence (the loop is cut out),
     /// so every position counts once per game.
-    pub positions: Vec<(u64, u16, u16)>,
+    pub positions: Vec<(u64, u16)>,
     /// ECCO code (Xiangqi) or `first/second` formations (Janggi), for the opening name.
     pub opening_label: Option<String>,
 }
@@ -141,17 +137,12 @@ impl GameRecord {
             + text
             + self.source.file.len()
             + self.moves.capacity() * std::mem::size_of::<Move>()
-            + self.positions.capacity() * std::mem::size_of::<(u64, u16, u16)>()
+            + self.positions.capacity() * std::mem::size_of::<(u64, u16)>()
     }
 
     /// What the position statistics need of this game.
     pub(super) fn facts(&self) -> Facts<'_> {
-        Facts {
-            result: self.result,
-            ratings: [self.tags.first_rating, self.tags.second_rating],
-            date: self.tags.date.as_deref(),
-            label: self.opening_label.as_deref(),
-        }
+        Facts::of(self.result, &self.tags, self.opening_label.as_deref())
     }
 }
 
@@ -161,18 +152,18 @@ fn board_and_turn(fen: &str) -> &str {
     &fen[..end]
 }
 
-/// `(key, move code, ply)` of each distinct position a game goes through within `max_ply`
+/// `(key, move code)` of each distinct position a game goes through within `max_ply`
 /// plies (0 = the whole game), in order of first occurrence; see [`GameRecord::positions`].
 pub(super) fn distinct_positions(
     start: &AnyPosition,
     moves: &[Move],
     max_ply: usize,
-) -> Vec<(u64, u16, u16)> {
+) -> Vec<(u64, u16)> {
     let limit = if max_ply == 0 { usize::MAX } else { max_ply };
-    let mut positions: Vec<(u64, u16, u16)> = Vec::with_capacity(moves.len().min(limit) + 1);
+    let mut positions: Vec<(u64, u16)> = Vec::with_capacity(moves.len().min(limit) + 1);
     // Short games search the list; long ones switch to a map.
     let mut index: Option<HashMap<u64, usize>> = None;
-    let mut note = |key: u64, code: u16, ply: usize, positions: &mut Vec<(u64, u16, u16)>| {
+    let mut note = |key: u64, code: u16, positions: &mut Vec<(u64, u16)>| {
         let found = match &index {
             Some(map) => map.get(&key).copied(),
             None => positions.iter().position(|p| p.0 == key),
@@ -191,32 +182,42 @@ pub(super) fn distinct_positions(
                     map.insert(key, positions.len());
                     index = Some(map);
                 }
-                positions.push((key, code, ply.min(u16::MAX as usize) as u16));
+                positions.push((key, code));
             }
         }
     };
     let mut pos = start.clone();
-    for (ply, &m) in moves.iter().enumerate() {
-        if ply >= limit {
-            break;
-        }
-        note(pos.key(), m.to_u16(), ply, &mut positions);
+    for &m in moves.iter().take(limit) {
+        note(pos.key(), m.to_u16(), &mut positions);
         pos.play_unchecked(m);
     }
     if moves.len() < limit {
-        note(pos.key(), END_OF_GAME, moves.len(), &mut positions);
+        note(pos.key(), END_OF_GAME, &mut positions);
     }
     positions
 }
 
-/// A game's opening label: its ECCO code (Xiangqi) or `first/second` formations (Janggi).
+/// A game's opening label from its header: its ECCO code (Xiangqi) or `first/second`
+/// formations (Janggi).
 pub(super) fn opening_label(variant: Variant, tags: &Tags) -> Option<String> {
+    label_of(
+        variant,
+        tags.ecco.as_deref(),
+        tags.first_formation.as_deref(),
+        tags.second_formation.as_deref(),
+    )
+}
+
+/// The opening label of a game with this ECCO code and these formations.
+pub(super) fn label_of(
+    variant: Variant,
+    ecco: Option<&str>,
+    first_formation: Option<&str>,
+    second_formation: Option<&str>,
+) -> Option<String> {
     match variant {
-        Variant::Xiangqi => tags.ecco.as_deref().and_then(normal_ecco),
-        Variant::Janggi => formation_label(
-            tags.first_formation.as_deref(),
-            tags.second_formation.as_deref(),
-        ),
+        Variant::Xiangqi => ecco.and_then(normal_ecco),
+        Variant::Janggi => formation_label(first_formation, second_formation),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Writing import batches: games and their statistics in one transaction.
 
-use std::collections::HashMap;
+use std::{borrow::Cow, collections::HashMap};
 
 use rusqlite::OptionalExtension;
 
@@ -35,8 +35,8 @@ const REPLACE_POSITION: &str =
 pub(super) struct Counted<'a> {
     pub id: i64,
     pub facts: Facts<'a>,
-    /// `(key, move code, ply)` of each distinct position, as [`GameRecord::positions`].
-    pub positions: &'a [(u64, u16, u16)],
+    /// `(key, move code)` of each distinct position, as [`GameRecord::positions`].
+    pub positions: &'a [(u64, u16)],
 }
 
 impl Store {
@@ -159,12 +159,7 @@ impl Store {
                     .zip(&prepared)
                     .map(|(g, (label, positions))| Counted {
                         id: g.id,
-                        facts: Facts {
-                            result: g.result,
-                            ratings: [g.tags.first_rating, g.tags.second_rating],
-                            date: g.tags.date.as_deref(),
-                            label: label.as_deref(),
-                        },
+                        facts: Facts::of(g.result, &g.tags, label.as_deref()),
                         positions,
                     })
                     .collect();
@@ -184,7 +179,7 @@ impl Store {
         let mut touches: Vec<u128> =
             Vec::with_capacity(games.iter().map(|g| g.positions.len()).sum());
         for (i, g) in games.iter().enumerate() {
-            for &(key, mv, _) in g.positions {
+            for &(key, mv) in g.positions {
                 touches.push(Touch::pack(key, i, mv));
             }
         }
@@ -218,32 +213,24 @@ impl Store {
                     .map(|(&t, l)| (*l, &games[Touch::game(t).0].facts))
                     .collect()
             };
-            match range.take_old(key)? {
-                None if links.len() > LIST_MAX => {
-                    let mut s = Summary::default();
-                    add_all(&mut s, &new())?;
-                    self.write_busy(key, &s, &links)?;
-                    range.out.push_busy(key);
-                }
-                None => range.out.push_links(key, &links),
+            let old = match range.take_old(key)? {
                 Some(Entry::Busy) => {
                     self.merge_busy(key, &links, &new())?;
                     range.out.push_busy(key);
+                    continue;
                 }
-                Some(Entry::Quiet(old)) => {
-                    let merged = merge_links(&old, &links);
-                    if merged.len() > LIST_MAX {
-                        let mut s = Summary::default();
-                        for l in &old {
-                            s.add(l.game, l.mv, &self.through(l.game, l.mv)?.facts())?;
-                        }
-                        add_all(&mut s, &new())?;
-                        self.write_busy(key, &s, &merged)?;
-                        range.out.push_busy(key);
-                    } else {
-                        range.out.push_links(key, &merged);
-                    }
-                }
+                Some(Entry::Quiet(old)) => old,
+                None => Vec::new(),
+            };
+            let merged = merge_links(&old, &links);
+            if merged.len() > LIST_MAX {
+                // The position becomes busy: its summary counts the games it had, then these.
+                let (mut summary, _) = self.summarize(&old)?;
+                add_all(&mut summary, &new())?;
+                self.write_busy(key, &summary, &merged)?;
+                range.out.push_busy(key);
+            } else {
+                range.out.push_links(key, &merged);
             }
         }
         if let Some(r) = open {
@@ -270,11 +257,12 @@ impl Store {
             )?
             .query_row([key], |r| r.get(0))
             .optional()?;
-        let (start, blob) = row.unwrap_or((i64::MIN, Vec::new()));
-        let old = if blob.is_empty() {
-            Vec::new()
-        } else {
-            ranges::index(start, &blob)?
+        let (start, blob, old) = match row {
+            Some((start, blob)) => {
+                let old = ranges::index(start, &blob)?;
+                (start, blob, old)
+            }
+            None => (i64::MIN, Vec::new(), Vec::new()),
         };
         Ok(OpenRange {
             start,
@@ -330,7 +318,10 @@ impl Store {
 }
 
 /// Two lists of links by game id as one (a game in both counts once).
-fn merge_links(old: &[Link], new: &[Link]) -> Vec<Link> {
+fn merge_links<'a>(old: &'a [Link], new: &'a [Link]) -> Cow<'a, [Link]> {
+    if old.is_empty() {
+        return Cow::Borrowed(new);
+    }
     let mut merged = Vec::with_capacity(old.len() + new.len());
     merged.extend_from_slice(old);
     merged.extend_from_slice(new);
@@ -342,7 +333,7 @@ fn merge_links(old: &[Link], new: &[Link]) -> Vec<Link> {
         merged.sort_unstable();
         merged.dedup_by_key(|l| l.game);
     }
-    merged
+    Cow::Owned(merged)
 }
 
 /// A range row being merged with a batch: its old entries (spans into `blob`), how many of
