@@ -234,6 +234,7 @@ fn build_line(
             text,
             comment,
             variations,
+            eval: None,
         });
         cur = child;
         first = false;

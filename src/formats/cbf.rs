@@ -263,6 +263,7 @@ fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
             text,
             comment: m.comment,
             variations: Vec::new(),
+            eval: None,
         });
     }
     if let Some(fen) = fen {

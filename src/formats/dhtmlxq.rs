@@ -492,6 +492,7 @@ fn to_nodes(lines: &mut [Option<Line>], id: usize, depth: usize) -> Result<Vec<M
             text,
             comment,
             variations,
+            eval: None,
         });
     }
     Ok(out)

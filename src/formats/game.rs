@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use super::facts::{EngineEval, Mode, Speed, Termination, TimeControl};
 use crate::{
     notation::coord::RankBase,
     rules::{Outcome, Variant},
@@ -19,6 +20,8 @@ pub struct MoveNode {
     pub comment: Option<String>,
     /// Alternatives to this move: each is a line that starts in the position before it.
     pub variations: Vec<Vec<MoveNode>>,
+    /// An engine's view of the position before this move, when the record carries one.
+    pub eval: Option<EngineEval>,
 }
 
 impl MoveNode {
@@ -28,6 +31,7 @@ impl MoveNode {
             text: text.into(),
             comment: None,
             variations: Vec::new(),
+            eval: None,
         }
     }
 }
@@ -68,6 +72,14 @@ pub struct Tags {
     pub first_formation: Option<String>,
     /// Janggi formation of the second player (Han).
     pub second_formation: Option<String>,
+    /// The clock, when the record gives one.
+    pub time_control: Option<TimeControl>,
+    /// Speed category: from the clock, or as the record states it.
+    pub speed: Option<Speed>,
+    /// Rated or casual, when the record says.
+    pub mode: Option<Mode>,
+    /// How the game ended, when the record says.
+    pub termination: Option<Termination>,
     /// Every tag as found (name, decoded value), including those normalised above.
     pub raw: Vec<(String, String)>,
 }

@@ -6,8 +6,10 @@
 
 pub mod decode;
 pub mod eglib;
+pub mod facts;
 mod game;
 pub mod gib;
+pub mod names;
 pub mod pgn;
 mod read;
 mod replay;
