@@ -5,6 +5,7 @@ mod binfmt;
 mod book;
 mod common;
 mod e2e;
+mod filters;
 mod formats;
 mod notation;
 mod pipeline;

@@ -8,6 +8,7 @@ use qipu::{
     formats::{Game, GameError, MoveNode, Source},
     pipeline::{import, ImportOptions},
     rules::{AnyPosition, Color, Move, Outcome, Variant},
+    store::PositionKey,
     store::Store,
 };
 
@@ -548,7 +549,7 @@ fn dump_positions(store: &Store) -> (Vec<(u64, qipu::store::MoveRow)>, Vec<Vec<i
     let mut rows = Vec::new();
     store
         .for_each_position_move(|k, r| {
-            rows.push((k, r.clone()));
+            rows.push((k.0, r.clone()));
             Ok(())
         })
         .unwrap();
@@ -559,7 +560,7 @@ fn dump_positions(store: &Store) -> (Vec<(u64, qipu::store::MoveRow)>, Vec<Vec<i
         .step_by(11)
         .map(|&k| {
             store
-                .lookup(k, 5)
+                .lookup(PositionKey(k), 5)
                 .unwrap()
                 .top
                 .iter()
@@ -599,7 +600,7 @@ fn small_batches_merge_to_what_one_batch_writes() {
     let start = AnyPosition::new(Variant::Xiangqi).key();
     let first_copies = first_copies(&games).len() as u64;
     let counted: u64 = many
-        .position(start)
+        .position(PositionKey(start))
         .unwrap()
         .iter()
         .map(|r| r.counts.games)
@@ -712,7 +713,7 @@ fn a_failing_writer_stops_the_import_with_its_error() {
     // Every stored game's positions are counted, and only theirs.
     let start = AnyPosition::new(Variant::Xiangqi).key();
     let total: u64 = store
-        .position(start)
+        .position(PositionKey(start))
         .unwrap()
         .iter()
         .map(|r| r.counts.games)

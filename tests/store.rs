@@ -4,7 +4,7 @@
 use qipu::{
     formats::{Game, MoveNode, Source},
     rules::Variant,
-    store::{GameRecord, Store, StoreError, SCHEMA_VERSION},
+    store::{GameRecord, PositionKey, Store, StoreError, SCHEMA_VERSION},
 };
 
 fn game(moves: &str) -> GameRecord {
@@ -105,7 +105,7 @@ fn schema_1_database_is_migrated_with_its_statistics_rebuilt() {
         .unwrap();
         let start = qipu::rules::AnyPosition::new(Variant::Xiangqi).key();
         let top: Vec<i64> = s
-            .lookup(start, 20)
+            .lookup(PositionKey(start), 20)
             .unwrap()
             .top
             .iter()
@@ -175,17 +175,17 @@ fn best_games_from_the_summary_and_from_all_games_agree() {
     )
     .unwrap();
     let start = qipu::rules::AnyPosition::new(Variant::Xiangqi).key();
-    let all = store.games_through(start, None).unwrap();
+    let all = store.games_through(PositionKey(start), None).unwrap();
     assert!(all.len() > qipu::store::TOP_KEPT + 100, "{}", all.len());
     let ids = |v: &[qipu::store::GameThrough]| v.iter().map(|g| g.id).collect::<Vec<_>>();
     let expected = independent_order(&all);
     assert_eq!(ids(&all), expected);
     for n in [1, 10, qipu::store::TOP_KEPT, qipu::store::TOP_KEPT + 50] {
-        let top = store.lookup(start, n).unwrap().top;
+        let top = store.lookup(PositionKey(start), n).unwrap().top;
         assert_eq!(ids(&top), expected[..n], "top {n}");
     }
     // Each best game comes with the move it played in the start position.
-    let first = &store.lookup(start, 1).unwrap().top[0];
+    let first = &store.lookup(PositionKey(start), 1).unwrap().top[0];
     assert_eq!(first.mv, all[0].mv);
     assert!(first.mv.is_some());
 
@@ -199,7 +199,7 @@ fn best_games_from_the_summary_and_from_all_games_agree() {
     };
     let playing = |key: u64, m: &str| -> Vec<qipu::store::GameThrough> {
         let m: qipu::rules::Move = m.parse().unwrap();
-        let through = store.games_through(key, None).unwrap();
+        let through = store.games_through(PositionKey(key), None).unwrap();
         through.into_iter().filter(|g| g.mv == Some(m)).collect()
     };
     let right = playing(after("h2e2"), "h9g7");
@@ -345,7 +345,7 @@ fn corrupt_rows_are_errors_not_panics() {
         {
             let mut s = Store::open(&path).unwrap();
             assert_eq!(s.write_batch(&busy_start()).unwrap().imported, 42);
-            assert_eq!(s.position(start).unwrap().len(), 6, "{sql}");
+            assert_eq!(s.position(PositionKey(start)).unwrap().len(), 6, "{sql}");
         }
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(sql).unwrap();
@@ -355,7 +355,7 @@ fn corrupt_rows_are_errors_not_panics() {
             assert!(matches!(s.game(1), Err(StoreError::Corrupt(_))));
             assert!(s.games(Variant::Xiangqi).next().unwrap().is_err());
         }
-        match s.position(start) {
+        match s.position(PositionKey(start)) {
             Err(StoreError::Corrupt(m)) => {
                 // A damaged blob names its position.
                 assert!(i == 4 || m.contains(&format!("{start:016x}")), "{m}");
@@ -363,7 +363,7 @@ fn corrupt_rows_are_errors_not_panics() {
             Ok(_) if i == 4 => {} // the summary alone answers the moves
             other => panic!("{sql}: {other:?}"),
         }
-        assert!(s.games_through(start, None).is_err(), "{sql}");
+        assert!(s.games_through(PositionKey(start), None).is_err(), "{sql}");
         assert!(qipu::explorer::explore(&s, &q).is_err(), "{sql}");
         assert!(s.stats().is_err() || i == 4, "{sql}");
         // The positions after one move are quiet (at most seven games).
@@ -373,7 +373,7 @@ fn corrupt_rows_are_errors_not_panics() {
             p.key()
         };
         assert!(
-            s.games_through(after, None).is_err() || i == 1 || i == 2 || i == 3,
+            s.games_through(PositionKey(after), None).is_err() || i == 1 || i == 2 || i == 3,
             "{sql}"
         );
     }
@@ -397,7 +397,7 @@ fn a_game_missing_under_a_busy_position_is_an_error() {
     {
         let mut s = Store::open(&path).unwrap();
         assert_eq!(s.write_batch(&records).unwrap().imported, 300);
-        let all = s.games_through(start, None).unwrap();
+        let all = s.games_through(PositionKey(start), None).unwrap();
         assert_eq!(all.len(), 300);
         assert_eq!(
             all.iter()
@@ -411,7 +411,7 @@ fn a_game_missing_under_a_busy_position_is_an_error() {
         .unwrap();
     drop(conn);
     let s = Store::open_read_only(&path).unwrap();
-    match s.games_through(start, None) {
+    match s.games_through(PositionKey(start), None) {
         Err(StoreError::Corrupt(m)) => assert!(m.contains("game 150"), "{m}"),
         other => panic!("{other:?}"),
     }
@@ -666,7 +666,7 @@ mod cli {
         let s = Store::open_read_only(db).unwrap();
         let mut rows = Vec::new();
         s.for_each_position_move(|k, r| {
-            rows.push(format!("{k:016x} {r:?}"));
+            rows.push(format!("{k} {r:?}"));
             Ok(())
         })
         .unwrap();

@@ -118,7 +118,7 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode, CliError> {
                 String::new()
             };
             w.write_record([
-                format!("{key:016x}"),
+                key.to_string(),
                 r.mv.map(|m| m.to_string()).unwrap_or_default(),
                 r.counts.games.to_string(),
                 r.counts.first_wins.to_string(),

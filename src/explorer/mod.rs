@@ -39,7 +39,7 @@ pub use types::{Explore, GameSummary, MoveStats, Opening, Query};
 use crate::{
     notation::{parse_move, render, Notation},
     rules::{AnyPosition, Color, JanggiRules, Move, Outcome, Variant},
-    store::{GameCounts, GameThrough, MoveRow, Store, StoreError},
+    store::{GameCounts, GameThrough, MoveRow, PositionKey, Store, StoreError},
 };
 
 /// Why a query could not be answered.
@@ -239,10 +239,10 @@ pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
     let variant = pos.variant();
     let side = parse_side(q.side.as_deref())?;
     let key = pos.key();
-    let mut keys = vec![(key, false)];
+    let mut keys = vec![(PositionKey(key), false)];
     if q.mirror {
         if let Some(k) = mirror_key(&pos)? {
-            keys.push((k, true));
+            keys.push((PositionKey(k), true));
         }
     }
     let top_n = if q.top_games == 0 {

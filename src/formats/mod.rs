@@ -29,4 +29,4 @@ pub use read::{
     pieces, pieces_of_bytes, read_bytes, read_path, BinaryReader, GameNumbers, Piece, Placed,
     BINARY_READERS, PIECE_BYTES,
 };
-pub use replay::{replay, Replay};
+pub use replay::{distinct_positions, replay, Replay};

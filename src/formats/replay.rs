@@ -6,6 +6,7 @@ use crate::{
     notation::MoveReader,
     rules::{AnyPosition, GameEnd, JanggiRules, Move, Variant},
 };
+use std::collections::HashMap;
 
 /// A game whose main line replays legally.
 #[derive(Clone, Debug)]
@@ -96,4 +97,103 @@ pub fn replay(game: &Game) -> Result<Replay, GameError> {
         end,
         notes,
     })
+}
+
+impl Replay {
+    /// Each distinct position of the main line within `max_ply` plies (0 = the whole game),
+    /// with the move played there: see [`distinct_positions`].
+    ///
+    /// ```
+    /// use qipu::formats::{replay, Game, MoveNode, Source};
+    /// use qipu::rules::Variant;
+    /// let mut game = Game::new(Variant::Xiangqi, Source::default());
+    /// game.moves = vec![MoveNode::new("h2e2"), MoveNode::new("h9g7")];
+    /// let r = replay(&game).unwrap();
+    /// assert_eq!(r.positions(0).len(), 3);
+    /// assert_eq!(r.positions(0)[2].1, None); // the game ended there
+    /// assert_eq!(r.positions(1).len(), 1);
+    /// ```
+    pub fn positions(&self, max_ply: usize) -> Vec<(u64, Option<Move>)> {
+        distinct_positions(&self.start, &self.moves, max_ply)
+    }
+}
+
+/// `(key, move)` of each distinct position a line goes through within `max_ply` plies (0 =
+/// the whole line), in order of first occurrence. The move is `None` for the final position
+/// (listed only when the line is shorter than the limit). A position that occurs more than
+/// once keeps the move played on its *last* occurrence (the loop is cut out), so every
+/// position counts once per game.
+pub fn distinct_positions(
+    start: &AnyPosition,
+    moves: &[Move],
+    max_ply: usize,
+) -> Vec<(u64, Option<Move>)> {
+    let limit = if max_ply == 0 { usize::MAX } else { max_ply };
+    let mut positions: Vec<(u64, Option<Move>)> = Vec::with_capacity(moves.len().min(limit) + 1);
+    // Short games search the list; long ones switch to a map.
+    let mut index: Option<HashMap<u64, usize>> = None;
+    let mut note = |key: u64, mv: Option<Move>, positions: &mut Vec<(u64, Option<Move>)>| {
+        let found = match &index {
+            Some(map) => map.get(&key).copied(),
+            None => positions.iter().position(|p| p.0 == key),
+        };
+        match found {
+            Some(i) => positions[i].1 = mv,
+            None => {
+                if let Some(map) = &mut index {
+                    map.insert(key, positions.len());
+                } else if positions.len() >= 64 {
+                    let mut map: HashMap<u64, usize> = positions
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| (p.0, i))
+                        .collect();
+                    map.insert(key, positions.len());
+                    index = Some(map);
+                }
+                positions.push((key, mv));
+            }
+        }
+    };
+    let mut pos = start.clone();
+    for &m in moves.iter().take(limit) {
+        note(pos.key(), Some(m), &mut positions);
+        pos.play_unchecked(m);
+    }
+    if moves.len() < limit {
+        note(pos.key(), None, &mut positions);
+    }
+    positions
+}
+
+#[cfg(test)]
+mod positions_tests {
+    use super::*;
+    use crate::formats::{MoveNode, Source};
+
+    fn line(moves: &str) -> Replay {
+        let mut g = Game::new(Variant::Xiangqi, Source::default());
+        g.moves = moves.split_whitespace().map(MoveNode::new).collect();
+        replay(&g).unwrap()
+    }
+
+    #[test]
+    fn repeated_position_counts_once_with_its_last_move() {
+        // Horses out and back: the start position occurs twice (plies 0 and 4).
+        let p = line("b0c2 b9c7 c2b0 c7b9 h2e2").positions(0);
+        let start = AnyPosition::new(Variant::Xiangqi).key();
+        let at_start: Vec<_> = p.iter().filter(|p| p.0 == start).collect();
+        assert_eq!(at_start.len(), 1);
+        assert_eq!(at_start[0].1, Some("h2e2".parse::<Move>().unwrap()));
+        // 6 positions visited, one of them (the start) twice: 5 distinct.
+        assert_eq!(p.len(), 5);
+    }
+
+    #[test]
+    fn long_games_switch_to_a_map_and_stay_correct() {
+        let cycle = "b0c2 b9c7 c2b0 c7b9 ".repeat(30);
+        let p = line(&cycle).positions(0);
+        assert_eq!(p.len(), 4);
+        assert_eq!(p.iter().filter(|p| p.1.is_none()).count(), 1);
+    }
 }

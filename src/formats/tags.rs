@@ -1,7 +1,7 @@
 //! Tag normalisation: raw `(name, value)` pairs from PGN or `.gib` headers → [`Tags`].
 
 use super::game::Tags;
-use crate::rules::{Color, Outcome};
+use crate::rules::{Color, Outcome, Variant};
 
 /// Builds normalised tags from raw header pairs (names matched case-insensitively; empty and
 /// "unknown" values ignored). The raw pairs are kept in [`Tags::raw`].
@@ -177,6 +177,71 @@ fn parse_rating(text: &str) -> Option<u32> {
     (v > 0).then_some(v)
 }
 
+impl Tags {
+    /// The game's opening label: its ECCO code (Xiangqi) or `first/second` formations
+    /// (Janggi); see [`label_of`].
+    ///
+    /// ```
+    /// use qipu::formats::Tags;
+    /// use qipu::rules::Variant;
+    /// let t = Tags { ecco: Some(" c48".into()), ..Tags::default() };
+    /// assert_eq!(t.opening_label(Variant::Xiangqi).as_deref(), Some("C48"));
+    /// assert_eq!(t.opening_label(Variant::Janggi), None);
+    /// ```
+    pub fn opening_label(&self, variant: Variant) -> Option<String> {
+        label_of(
+            variant,
+            self.ecco.as_deref(),
+            self.first_formation.as_deref(),
+            self.second_formation.as_deref(),
+        )
+    }
+}
+
+/// The opening label of a game with this ECCO code and these formations: the code
+/// normalised (`c48` → `C48`; anything but a letter A–E and two digits is no code) for
+/// Xiangqi, `first/second` formations (`?` for an unknown one; `None` if both are) for Janggi.
+///
+/// ```
+/// use qipu::formats::tags::label_of;
+/// use qipu::rules::Variant;
+/// assert_eq!(label_of(Variant::Janggi, None, Some("상마상마"), None).as_deref(), Some("상마상마/?"));
+/// assert_eq!(label_of(Variant::Xiangqi, Some("F00"), None, None), None);
+/// ```
+pub fn label_of(
+    variant: Variant,
+    ecco: Option<&str>,
+    first_formation: Option<&str>,
+    second_formation: Option<&str>,
+) -> Option<String> {
+    match variant {
+        Variant::Xiangqi => ecco.and_then(normal_ecco),
+        Variant::Janggi => formation_label(first_formation, second_formation),
+    }
+}
+
+/// `first/second` formations, `?` for an unknown one; `None` if both are unknown.
+fn formation_label(first: Option<&str>, second: Option<&str>) -> Option<String> {
+    fn clean(f: Option<&str>) -> Option<&str> {
+        f.map(str::trim).filter(|f| !f.is_empty())
+    }
+    match (clean(first), clean(second)) {
+        (None, None) => None,
+        (a, b) => Some(format!("{}/{}", a.unwrap_or("?"), b.unwrap_or("?"))),
+    }
+}
+
+/// `c48` → `C48`; anything that is not a letter A–E and two digits → `None`.
+fn normal_ecco(code: &str) -> Option<String> {
+    let c = code.trim().to_ascii_uppercase();
+    let b = c.as_bytes();
+    (b.len() == 3
+        && (b'A'..=b'E').contains(&b[0])
+        && b[1].is_ascii_digit()
+        && b[2].is_ascii_digit())
+    .then_some(c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,5 +317,12 @@ mod tests {
         assert_eq!(t.first_formation.as_deref(), Some("상마상마"));
         assert_eq!(t.second_formation.as_deref(), Some("마상상마"));
         assert_eq!(t.raw.len(), 8);
+    }
+
+    #[test]
+    fn ecco_codes_are_normalised() {
+        assert_eq!(super::normal_ecco(" c48"), Some("C48".into()));
+        assert_eq!(super::normal_ecco("F00"), None);
+        assert_eq!(super::normal_ecco("C4"), None);
     }
 }

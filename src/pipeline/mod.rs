@@ -22,6 +22,8 @@
 //! # Ok::<_, qipu::store::StoreError>(())
 //! ```
 
+mod record;
+
 use std::{collections::HashSet, sync::mpsc, thread};
 
 use rayon::prelude::*;
@@ -60,8 +62,8 @@ impl Default for ImportOptions {
     }
 }
 
-/// Default depth limit: 40 plies (20 moves each) covers the opening and early middlegame.
-pub const DEFAULT_MAX_PLY: usize = 40;
+/// Default depth limit: the store's ([`crate::store::DEFAULT_MAX_PLY`]).
+pub use crate::store::DEFAULT_MAX_PLY;
 
 /// Counters so far, handed to the progress callback after each batch and at the end.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

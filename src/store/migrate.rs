@@ -3,7 +3,17 @@
 
 use rusqlite::Connection;
 
-use super::{Store, StoreError};
+use super::{
+    model::{PositionKey, StoredGame},
+    sql,
+    summary::Facts,
+    write::Counted,
+    Store, StoreError, DEFAULT_MAX_PLY,
+};
+use crate::{
+    formats::distinct_positions,
+    rules::{AnyPosition, Move, Variant},
+};
 
 /// A migration's Rust step: what must be computed after its SQL, in the same transaction.
 type Step = fn(&Store) -> Result<(), StoreError>;
@@ -31,12 +41,19 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     Migration {
         name: "003_ranges_and_sources",
         sql: include_str!("../../schema/003_ranges_and_sources.sql"),
+        // Until schema 4 this step rebuilt the statistics; schema 4's step rebuilds them
+        // again, so a database of schema 2 is replayed once, by it.
+        then: None,
+    },
+    Migration {
+        name: "004_filters",
+        sql: include_str!("../../schema/004_filters.sql"),
         then: Some(Store::rebuild_positions),
     },
 ];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {
-    Ok(conn.query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    Ok(conn.query_row(sql::USER_VERSION, [], |r| r.get(0))?)
 }
 
 fn too_new(v: i64) -> StoreError {
@@ -64,7 +81,7 @@ pub(super) fn migrate(store: &Store) -> Result<(), StoreError> {
     }
     if v > 0 && v < MIGRATIONS.len() as i64 {
         // An upgrade rewrote tables: give the freed pages back to the file system.
-        store.conn.execute_batch("VACUUM")?;
+        store.conn.execute_batch(sql::VACUUM)?;
     }
     Ok(())
 }
@@ -84,6 +101,53 @@ pub(super) fn check_read_only(conn: &Connection) -> Result<(), StoreError> {
             "schema version {v} is older than {want}; run `qipu import` once to upgrade it"
         )))
     } else {
+        Ok(())
+    }
+}
+
+impl Store {
+    /// Recomputes the statistics of every position and every game's facts row from the
+    /// stored games, in the caller's transaction (a migration's Rust step; the position and
+    /// facts tables are empty when it starts).
+    pub(super) fn rebuild_positions(&self) -> Result<(), StoreError> {
+        let max_ply = self.max_ply()?.unwrap_or(DEFAULT_MAX_PLY);
+        for variant in Variant::ALL {
+            let mut games = self.games(variant).peekable();
+            while games.peek().is_some() {
+                let chunk: Vec<StoredGame> =
+                    games.by_ref().take(10_000).collect::<Result<_, _>>()?;
+                let mut prepared = Vec::with_capacity(chunk.len());
+                for g in &chunk {
+                    let start = AnyPosition::from_fen(variant, &g.start_fen).map_err(|e| {
+                        StoreError::Corrupt(format!("game {}: start position: {e}", g.id))
+                    })?;
+                    let positions: Vec<(PositionKey, Option<Move>)> =
+                        distinct_positions(&start, &g.moves, max_ply)
+                            .into_iter()
+                            .map(|(k, m)| (PositionKey(k), m))
+                            .collect();
+                    prepared.push((g.tags.opening_label(variant), positions));
+                }
+                let counted: Vec<Counted<'_>> = chunk
+                    .iter()
+                    .zip(&prepared)
+                    .map(|(g, (label, positions))| {
+                        let facts = Facts::of(g.result, &g.tags, label.as_deref());
+                        Counted {
+                            id: g.id,
+                            game: facts.game_facts(),
+                            facts,
+                            positions,
+                        }
+                    })
+                    .collect();
+                let mut insert = self.conn.prepare_cached(sql::INSERT_GAME_FACTS)?;
+                for c in &counted {
+                    insert.execute(rusqlite::params![c.id, c.game.encode()])?;
+                }
+                self.add_positions(&counted)?;
+            }
+        }
         Ok(())
     }
 }

@@ -1,5 +1,14 @@
 //! The SQLite store: games and position→move statistics. The only module that knows SQL.
 //!
+//! Where things are: the values it takes and answers in `model.rs` (no SQL, no blob); each
+//! blob format in its own file with its frozen layout (`links.rs`, `summary.rs`,
+//! `ranges.rs`, `codec.rs` for moves, results and the content hash); every SQL statement in
+//! `sql.rs`; reading in `read.rs`, writing batches in `write.rs`, migrations in
+//! `migrate.rs`. The store does not replay games: the pipeline hands it finished
+//! [`GameRecord`]s (built by `GameRecord::from_game` in `pipeline/record.rs`). It may use
+//! `formats` and `rules` (values, and replaying stored games in a migration), never the
+//! pipeline, the explorer or anything above.
+//!
 //! The schema lives in `schema/*.sql` (forward migrations, applied in order; `PRAGMA
 //! user_version` is the number of the last one applied) and is described in `schema/README.md`.
 //! The database runs in WAL mode; every import batch is one transaction holding its games
@@ -17,20 +26,25 @@
 //! let record = GameRecord::from_game(&game, 40).unwrap();
 //! let outcome = store.write_batch(&[record])?;
 //! assert_eq!(outcome.imported, 1);
-//! let start = qipu::rules::AnyPosition::new(Variant::Xiangqi).key();
+//! assert_eq!(store.max_ply()?, Some(40));
+//! let start = qipu::store::PositionKey(qipu::rules::AnyPosition::new(Variant::Xiangqi).key());
 //! let rows = store.position(start)?;
 //! assert_eq!(rows.len(), 1);
 //! assert_eq!(rows[0].mv.unwrap().to_string(), "h2e2");
 //! # Ok::<_, qipu::store::StoreError>(())
 //! ```
 
+mod buckets;
 mod codec;
-mod counts;
+mod filter;
+mod game_facts;
+mod links;
 mod migrate;
-mod position;
+mod model;
 mod ranges;
 mod read;
-mod record;
+mod sql;
+mod summary;
 mod varint;
 mod write;
 
@@ -39,13 +53,19 @@ use std::{collections::HashMap, fmt, path::Path};
 use rusqlite::{Connection, OpenFlags};
 
 pub use codec::{content_hash, END_OF_GAME};
-pub use counts::GameCounts;
-pub use position::{LIST_MAX, TOP_KEPT};
-pub use read::{
-    DbStats, GameThrough, GamesIter, MoveRow, OpeningRow, PositionStats, StoredGame, VariantCount,
+pub use filter::{band_floor, rating_band, BucketFilter, Month};
+pub use model::{
+    top_score, DbStats, GameCounts, GameRecord, GameThrough, MoveRow, OpeningRow, PositionKey,
+    PositionStats, StoredGame, VariantCount,
 };
-pub use record::GameRecord;
+pub use read::GamesIter;
+pub use summary::{LIST_MAX, TOP_KEPT};
 pub use write::BatchOutcome;
+
+/// Default depth limit: 40 plies (20 moves each) covers the opening and early middlegame. A
+/// database records the limit it was built with ([`Store::max_ply`]); the import and the
+/// CLI use this one unless told otherwise.
+pub const DEFAULT_MAX_PLY: usize = 40;
 
 /// Schema version this build reads and writes (the number of files in `schema/`).
 pub const SCHEMA_VERSION: i64 = migrate::MIGRATIONS.len() as i64;
@@ -176,10 +196,8 @@ impl Store {
                 "this database was built with --max-ply {m}; import with the same limit or into a new database"
             ))),
             None => {
-                self.conn.execute(
-                    "INSERT INTO meta (name, value) VALUES ('max_ply', ?1)",
-                    [max_ply.to_string()],
-                )?;
+                self.conn
+                    .execute(sql::META_SET, ["max_ply", &max_ply.to_string()])?;
                 Ok(())
             }
         }
@@ -191,8 +209,7 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails.
     pub fn checkpoint(&self) -> Result<(), StoreError> {
-        self.conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        self.conn.query_row(sql::CHECKPOINT, [], |_| Ok(()))?;
         // No `PRAGMA optimize`: every query goes by rowid, and its statistics tables would
         // take two pages.
         Ok(())
@@ -202,9 +219,7 @@ impl Store {
         use rusqlite::OptionalExtension;
         Ok(self
             .conn
-            .query_row("SELECT value FROM meta WHERE name = ?1", [name], |r| {
-                r.get(0)
-            })
+            .query_row(sql::META_GET, [name], |r| r.get(0))
             .optional()?)
     }
 }

@@ -26,7 +26,7 @@
 //! 6.3 of key, 2 or 3 of game id and 2 of move.
 
 use super::{
-    position::{put_links, read_link, Link},
+    links::{put_links, read_link, Link},
     varint::{self, Reader},
     StoreError,
 };

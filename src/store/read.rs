@@ -3,170 +3,27 @@
 use rusqlite::{OptionalExtension, Row};
 
 use super::{
+    buckets::{self, Buckets},
     codec::{result_from_code, unpack_moves, variant_code, variant_from_code},
-    position::{decode_links, move_from_code, top_score, Facts, Link, Summary, TOP_KEPT},
+    filter::BucketFilter,
+    game_facts::GameFacts,
+    links::{decode_links, move_code, move_from_code, Link},
+    model::{
+        DbStats, GameThrough, MoveRow, OpeningRow, PositionKey, PositionStats, StoredGame,
+        VariantCount,
+    },
     ranges::{self, Entry},
-    GameCounts, Store, StoreError,
+    sql,
+    summary::{Facts, Summary, TOP_KEPT},
+    Store, StoreError,
 };
 use crate::{
-    formats::{Source, Tags},
-    rules::{Move, Outcome, Variant},
+    formats::{
+        facts::{Mode, Speed, Termination, TimeControl},
+        Source, Tags,
+    },
+    rules::{Move, Variant},
 };
-
-/// The statistics of one move from a position (or, with `mv == None`, of the games that
-/// ended in it).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MoveRow {
-    /// The move; `None` for "the game ended here".
-    pub mv: Option<Move>,
-    /// Games by result, and their players' known ratings.
-    pub counts: GameCounts,
-    /// Earliest date.
-    pub first_date: Option<String>,
-    /// Latest date.
-    pub last_date: Option<String>,
-}
-
-impl MoveRow {
-    /// Counts one more game: its result (`None` = unknown), its players' ratings and date.
-    pub fn add_game(
-        &mut self,
-        result: Option<Outcome>,
-        ratings: [Option<u32>; 2],
-        date: Option<&str>,
-    ) {
-        self.counts.add_game(result, ratings);
-        self.widen_dates(date, date);
-    }
-
-    /// Adds another row's games (same move, or a transposition or mirror of it).
-    pub fn merge(&mut self, other: &MoveRow) {
-        self.counts.merge(&other.counts);
-        self.widen_dates(other.first_date.as_deref(), other.last_date.as_deref());
-    }
-
-    /// Widens the date range to cover `first` and `last`.
-    fn widen_dates(&mut self, first: Option<&str>, last: Option<&str>) {
-        if let Some(d) = first {
-            if self.first_date.as_deref().is_none_or(|f| d < f) {
-                self.first_date = Some(d.to_string());
-            }
-        }
-        if let Some(d) = last {
-            if self.last_date.as_deref().is_none_or(|l| d > l) {
-                self.last_date = Some(d.to_string());
-            }
-        }
-    }
-}
-
-/// A game that went through a position, with the move it played there.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct GameThrough {
-    /// Game id.
-    pub id: i64,
-    /// Move played in the position; `None` if the game ended there.
-    pub mv: Option<Move>,
-    /// First player.
-    pub first: Option<String>,
-    /// Second player.
-    pub second: Option<String>,
-    /// First player's rating.
-    pub first_rating: Option<u32>,
-    /// Second player's rating.
-    pub second_rating: Option<u32>,
-    /// Result.
-    pub result: Option<Outcome>,
-    /// Date.
-    pub date: Option<String>,
-    /// Event.
-    pub event: Option<String>,
-    /// ECCO code as tagged.
-    pub ecco: Option<String>,
-    /// Janggi formation of the first player.
-    pub first_formation: Option<String>,
-    /// Janggi formation of the second player.
-    pub second_formation: Option<String>,
-}
-
-impl GameThrough {
-    /// The game's opening label: its ECCO code (Xiangqi) or `first/second` formations
-    /// (Janggi).
-    pub fn opening_label(&self, variant: Variant) -> Option<String> {
-        super::record::label_of(
-            variant,
-            self.ecco.as_deref(),
-            self.first_formation.as_deref(),
-            self.second_formation.as_deref(),
-        )
-    }
-
-    /// The sort key of best-games lists, smallest first: higher mean known rating first, then
-    /// the later date, then the smaller id.
-    pub fn top_key(&self) -> (std::cmp::Reverse<u64>, i64) {
-        let score = top_score(
-            [self.first_rating, self.second_rating],
-            self.date.as_deref(),
-        );
-        (std::cmp::Reverse(score), self.id)
-    }
-}
-
-/// An opening label and how many games through the position carry it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OpeningRow {
-    /// ECCO code (Xiangqi) or `first/second` formations (Janggi).
-    pub label: String,
-    /// Games with that label.
-    pub games: u64,
-}
-
-/// A stored game, as the opening-book writers and `GET /api/games/{id}` read it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredGame {
-    /// Database id.
-    pub id: i64,
-    /// Variant.
-    pub variant: Variant,
-    /// Start position (the standard one filled in).
-    pub start_fen: String,
-    /// The main line.
-    pub moves: Vec<Move>,
-    /// Result, first player's view; `None` when unknown.
-    pub result: Option<Outcome>,
-    /// Header (normalised fields; `raw` is empty).
-    pub tags: Tags,
-    /// The file and index it was first imported from.
-    pub source: Source,
-}
-
-/// Games per variant.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VariantCount {
-    /// Variant.
-    pub variant: Variant,
-    /// Games stored.
-    pub games: u64,
-}
-
-/// What is in a database (`qipu stats`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct DbStats {
-    /// Games per variant.
-    pub games: Vec<VariantCount>,
-    /// Distinct positions with statistics.
-    pub positions: u64,
-    /// (position, move) rows.
-    pub position_moves: u64,
-    /// (position, game) links.
-    pub position_games: u64,
-    /// Depth limit the database was built with.
-    pub max_ply: Option<usize>,
-    /// File size in bytes (pages × page size).
-    pub size_bytes: u64,
-    /// Most frequent events: (event, games).
-    pub top_events: Vec<(String, u64)>,
-}
 
 fn count(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
@@ -175,14 +32,6 @@ fn count(v: i64) -> u64 {
 fn rating(v: Option<i64>) -> Option<u32> {
     v.and_then(|r| u32::try_from(r).ok())
 }
-
-/// The columns [`stored_game`] reads, from `GAMES_WITH_SOURCE`.
-const GAME_COLUMNS: &str = "g.id, g.variant, s.path, g.source_index, g.event, g.site, g.round, \
-    g.date, g.first, g.second, g.first_rating, g.second_rating, g.result, g.ecco, g.opening, \
-    g.variation, g.first_formation, g.second_formation, g.start_fen, g.moves";
-
-/// Games with their source file's path (`NULL` if the source row is missing).
-const GAMES_WITH_SOURCE: &str = "games g LEFT JOIN sources s ON s.id = g.source";
 
 fn stored_game(row: &Row<'_>) -> rusqlite::Result<Result<StoredGame, StoreError>> {
     let id: i64 = row.get(0)?;
@@ -216,6 +65,19 @@ fn stored_game(row: &Row<'_>) -> rusqlite::Result<Result<StoredGame, StoreError>
             variation: row.get(15)?,
             first_formation: row.get(16)?,
             second_formation: row.get(17)?,
+            time_control: match (
+                row.get::<_, Option<i64>>(20)?,
+                row.get::<_, Option<i64>>(21)?,
+            ) {
+                (Some(base), Some(inc)) => Some(TimeControl {
+                    base_secs: u32::try_from(base).unwrap_or(0),
+                    increment_secs: u32::try_from(inc).unwrap_or(0),
+                }),
+                _ => None,
+            },
+            speed: play_code(row.get(22)?).and_then(Speed::from_code),
+            mode: play_code(row.get(23)?).and_then(Mode::from_code),
+            termination: play_code(row.get(24)?).and_then(Termination::from_code),
             ..Tags::default()
         },
         source: Source {
@@ -232,33 +94,40 @@ fn stored_game(row: &Row<'_>) -> rusqlite::Result<Result<StoredGame, StoreError>
     }))
 }
 
-/// Everything the explorer shows of one position, read from its row at once.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct PositionStats {
-    /// Every move played from the position, by move code, plus a row with `mv == None` for
-    /// the games that ended there.
-    pub moves: Vec<MoveRow>,
-    /// Opening labels of the games through the position, most frequent first (games
-    /// without a label are left out).
-    pub openings: Vec<OpeningRow>,
-    /// The best games through it: best rated first, then latest, then by id.
-    pub top: Vec<GameThrough>,
+/// A small code column (speed, mode, termination), `None` when NULL or out of range.
+fn play_code(v: Option<i64>) -> Option<u8> {
+    v.and_then(|c| u8::try_from(c).ok())
 }
 
-/// A game through a position as the statistics read it: the game and its opening label.
+/// How a game was played, as `THROUGH_*` read it: speed, mode, termination.
+#[derive(Clone, Copy, Debug, Default)]
+struct Play {
+    speed: Option<Speed>,
+    mode: Option<Mode>,
+    termination: Option<Termination>,
+}
+
+/// A game through a position as the statistics read it: the game, its opening label and
+/// how it was played.
 pub(super) struct Through {
     game: GameThrough,
     label: Option<String>,
+    play: Play,
 }
 
 impl Through {
-    /// A game read by `THROUGH_SQL`, with the move it played at the position.
-    fn new(mut game: GameThrough, variant: i64, mv: u16) -> Result<Through, StoreError> {
+    /// A game read by `sql::THROUGH_BY_ID`, with the move it played at the position.
+    fn new(
+        mut game: GameThrough,
+        variant: i64,
+        play: Play,
+        mv: u16,
+    ) -> Result<Through, StoreError> {
         let variant = variant_from_code(variant)
             .ok_or_else(|| StoreError::Corrupt(format!("game {}: bad variant", game.id)))?;
         game.mv = move_from_code(mv)?;
         let label = game.opening_label(variant);
-        Ok(Through { game, label })
+        Ok(Through { game, label, play })
     }
 
     pub(super) fn facts(&self) -> Facts<'_> {
@@ -268,44 +137,59 @@ impl Through {
             ratings: [g.first_rating, g.second_rating],
             date: g.date.as_deref(),
             label: self.label.as_deref(),
+            speed: self.play.speed,
+            mode: self.play.mode,
+            termination: self.play.termination,
         }
     }
 }
 
-/// What is stored of one position, decoded: its links, and its summary if it is busy.
+/// A busy position's row as read: summary, links, buckets.
+type BusyBlobs = (Option<Vec<u8>>, Vec<u8>, Option<Vec<u8>>);
+
+/// What is stored of one position, decoded: its links, and its summary and buckets if it is
+/// busy.
 pub(super) struct PositionRow {
     pub summary: Option<Summary>,
     pub links: Vec<Link>,
+    pub buckets: Option<Buckets>,
 }
 
 impl PositionRow {
-    fn decode(key: u64, summary: Option<&[u8]>, links: &[u8]) -> Result<PositionRow, StoreError> {
+    fn decode(
+        key: PositionKey,
+        summary: Option<&[u8]>,
+        links: &[u8],
+        buckets: Option<&[u8]>,
+    ) -> Result<PositionRow, StoreError> {
         Ok(PositionRow {
             summary: summary
                 .map(Summary::decode)
                 .transpose()
                 .map_err(|e| at_position(key, e))?,
             links: decode_links(links).map_err(|e| at_position(key, e))?,
+            buckets: buckets
+                .map(Buckets::decode)
+                .transpose()
+                .map_err(|e| at_position(key, e))?,
         })
     }
 }
 
 /// Names the position a decoding error comes from.
-pub(super) fn at_position(key: u64, e: StoreError) -> StoreError {
+pub(super) fn at_position(key: PositionKey, e: StoreError) -> StoreError {
     match e {
-        StoreError::Corrupt(m) => StoreError::Corrupt(format!("position {key:016x}: {m}")),
+        StoreError::Corrupt(m) => StoreError::Corrupt(format!("position {key}: {m}")),
         other => other,
     }
 }
 
-const THROUGH_SQL: &str = "SELECT id, first, second, first_rating, second_rating, result, date, \
-    event, ecco, first_formation, second_formation, variant FROM games";
-
 /// From this many links on, [`Store::throughs`] scans the games instead of looking them up.
 const THROUGH_SCAN_FROM: usize = 256;
 
-/// A row of `THROUGH_SQL`: the game's id, the game without its move, its variant code.
-fn through_row(r: &Row<'_>) -> rusqlite::Result<(i64, GameThrough, i64)> {
+/// A row of `sql::THROUGH_BY_ID`: the game's id, the game without its move, its variant
+/// code, how it was played.
+fn through_row(r: &Row<'_>) -> rusqlite::Result<(i64, GameThrough, i64, Play)> {
     let id = r.get(0)?;
     let game = GameThrough {
         id,
@@ -321,7 +205,12 @@ fn through_row(r: &Row<'_>) -> rusqlite::Result<(i64, GameThrough, i64)> {
         first_formation: r.get(9)?,
         second_formation: r.get(10)?,
     };
-    Ok((id, game, r.get(11)?))
+    let play = Play {
+        speed: play_code(r.get(12)?).and_then(Speed::from_code),
+        mode: play_code(r.get(13)?).and_then(Mode::from_code),
+        termination: play_code(r.get(14)?).and_then(Termination::from_code),
+    };
+    Ok((id, game, r.get(11)?, play))
 }
 
 fn not_stored(id: i64) -> StoreError {
@@ -339,63 +228,57 @@ fn sort_openings(mut openings: Vec<OpeningRow>) -> Vec<OpeningRow> {
 
 impl Store {
     /// How the range rows record a key: `None` if no stored game went through it.
-    fn entry(&self, key: u64) -> Result<Option<Entry>, StoreError> {
-        let key = key as i64;
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT start, entries FROM position_ranges WHERE start <= ?1 \
-             ORDER BY start DESC LIMIT 1",
-        )?;
+    fn entry(&self, key: PositionKey) -> Result<Option<Entry>, StoreError> {
+        let rowid = key.to_rowid();
+        let mut stmt = self.conn.prepare_cached(sql::RANGE_AT)?;
         let found = stmt
-            .query_row([key], |r| {
+            .query_row([rowid], |r| {
                 let start: i64 = r.get(0)?;
-                Ok(ranges::find(start, r.get_ref(1)?.as_blob()?, key))
+                Ok(ranges::find(start, r.get_ref(1)?.as_blob()?, rowid))
             })
             .optional()?;
         found
             .transpose()
             .map(Option::flatten)
-            .map_err(|e| at_position(key as u64, e))
+            .map_err(|e| at_position(key, e))
     }
 
     /// A busy position's own row (links and summary).
-    pub(super) fn busy_row(&self, key: u64) -> Result<PositionRow, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT summary, links FROM positions WHERE key = ?1")?;
-        let raw: Option<(Option<Vec<u8>>, Vec<u8>)> = stmt
-            .query_row([key as i64], |r| Ok((r.get(0)?, r.get(1)?)))
+    pub(super) fn busy_row(&self, key: PositionKey) -> Result<PositionRow, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql::BUSY_ROW)?;
+        let raw: Option<BusyBlobs> = stmt
+            .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .optional()?;
-        let Some((summary, links)) = raw else {
+        let Some((summary, links, buckets)) = raw else {
             return Err(StoreError::Corrupt(format!(
-                "position {key:016x} is marked busy but has no row"
+                "position {key} is marked busy but has no row"
             )));
         };
-        PositionRow::decode(key, summary.as_deref(), &links)
+        PositionRow::decode(key, summary.as_deref(), &links, buckets.as_deref())
     }
 
     /// The games through a position (and its summary if it is busy), if any game went
     /// through it.
-    pub(super) fn position_row(&self, key: u64) -> Result<Option<PositionRow>, StoreError> {
+    pub(super) fn position_row(&self, key: PositionKey) -> Result<Option<PositionRow>, StoreError> {
         match self.entry(key)? {
             None => Ok(None),
             Some(Entry::Busy) => self.busy_row(key).map(Some),
             Some(Entry::Quiet(links)) => Ok(Some(PositionRow {
                 summary: None,
                 links,
+                buckets: None,
             })),
         }
     }
 
     /// A stored game as the statistics see it.
     pub(super) fn through(&self, id: i64, mv: u16) -> Result<Through, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!("{THROUGH_SQL} WHERE id = ?1"))?;
+        let mut stmt = self.conn.prepare_cached(sql::THROUGH_BY_ID)?;
         let row = stmt.query_row([id], through_row).optional()?;
-        let Some((_, game, variant)) = row else {
+        let Some((_, game, variant, play)) = row else {
             return Err(not_stored(id));
         };
-        Through::new(game, variant, mv)
+        Through::new(game, variant, play, mv)
     }
 
     /// The games behind some links (sorted by id). Many links close together are joined
@@ -409,20 +292,18 @@ impl Store {
         if links.len() < THROUGH_SCAN_FROM || span > 8 * links.len() as u64 {
             return links.iter().map(|l| self.through(l.game, l.mv)).collect();
         }
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "{THROUGH_SQL} WHERE id BETWEEN ?1 AND ?2 ORDER BY id"
-        ))?;
+        let mut stmt = self.conn.prepare_cached(sql::THROUGH_BETWEEN)?;
         let mut rows = stmt.query_map([first.game, last.game], through_row)?;
         let mut out = Vec::with_capacity(links.len());
         for l in links {
-            let (game, variant) = loop {
+            let (game, variant, play) = loop {
                 match rows.next().transpose()? {
-                    Some((id, game, variant)) if id == l.game => break (game, variant),
+                    Some((id, game, variant, play)) if id == l.game => break (game, variant, play),
                     Some((id, ..)) if id < l.game => continue,
                     _ => return Err(not_stored(l.game)),
                 }
             };
-            out.push(Through::new(game, variant, l.mv)?);
+            out.push(Through::new(game, variant, play, l.mv)?);
         }
         Ok(out)
     }
@@ -469,20 +350,20 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is corrupt.
-    pub fn lookup(&self, key: u64, top: usize) -> Result<PositionStats, StoreError> {
+    pub fn lookup(&self, key: PositionKey, top: usize) -> Result<PositionStats, StoreError> {
         match self.entry(key)? {
             None => Ok(PositionStats::default()),
             Some(Entry::Busy) => {
                 // The summary alone: a busy position's links (three bytes a game) are not read.
                 let summary: Option<Vec<u8>> = self
                     .conn
-                    .prepare_cached("SELECT summary FROM positions WHERE key = ?1")?
-                    .query_row([key as i64], |r| r.get(0))
+                    .prepare_cached(sql::BUSY_SUMMARY)?
+                    .query_row([key.to_rowid()], |r| r.get(0))
                     .optional()?
                     .flatten();
                 let Some(summary) = summary else {
                     return Err(StoreError::Corrupt(format!(
-                        "position {key:016x} is marked busy but has no summary"
+                        "position {key} is marked busy but has no summary"
                     )));
                 };
                 let s = Summary::decode(&summary).map_err(|e| at_position(key, e))?;
@@ -520,8 +401,112 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is corrupt.
-    pub fn position(&self, key: u64) -> Result<Vec<MoveRow>, StoreError> {
+    pub fn position(&self, key: PositionKey) -> Result<Vec<MoveRow>, StoreError> {
         Ok(self.lookup(key, 0)?.moves)
+    }
+
+    /// The moves of a position (by key) counting only the games that pass `filter`, plus a
+    /// row with `mv == None` for those that ended there, by move code; moves none of whose
+    /// games pass are left out. A busy position is answered from its bucket sums (one row,
+    /// no game read), a quiet one from the facts of its at most
+    /// [`LIST_MAX`](super::LIST_MAX) games. With an empty filter this is [`Store::position`].
+    ///
+    /// ```
+    /// use qipu::formats::{Game, MoveNode, Source};
+    /// use qipu::rules::{AnyPosition, Variant};
+    /// use qipu::store::{BucketFilter, GameRecord, PositionKey, Store};
+    /// let mut store = Store::open_in_memory()?;
+    /// let records: Vec<GameRecord> = [("h2e2", "2019-05"), ("c3c4", "2021"), ("h2e2", "2022-01-02")]
+    ///     .iter()
+    ///     .enumerate()
+    ///     .map(|(i, (line, date))| {
+    ///         let mut g = Game::new(Variant::Xiangqi, Source { file: "x".into(), index: i });
+    ///         g.moves = vec![MoveNode::new(*line)];
+    ///         g.tags.date = Some(date.to_string());
+    ///         GameRecord::from_game(&g, 40).unwrap()
+    ///     })
+    ///     .collect();
+    /// store.write_batch(&records)?;
+    /// let start = PositionKey(AnyPosition::new(Variant::Xiangqi).key());
+    /// let since_2020 = BucketFilter { since: Some("2020".parse().unwrap()), ..BucketFilter::default() };
+    /// let rows = store.moves_filtered(start, &since_2020)?;
+    /// let got: Vec<(String, u64)> =
+    ///     rows.iter().map(|r| (r.mv.unwrap().to_string(), r.counts.games)).collect();
+    /// assert_eq!(got, [("h2e2".to_string(), 1), ("c3c4".to_string(), 1)]);
+    /// # Ok::<_, qipu::store::StoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails or a row is corrupt.
+    pub fn moves_filtered(
+        &self,
+        key: PositionKey,
+        filter: &BucketFilter,
+    ) -> Result<Vec<MoveRow>, StoreError> {
+        if filter.is_empty() {
+            return self.position(key);
+        }
+        let matcher = filter.matcher();
+        match self.entry(key)? {
+            None => Ok(Vec::new()),
+            Some(Entry::Busy) => {
+                let mut stmt = self.conn.prepare_cached(sql::BUSY_BUCKETS)?;
+                let rows = stmt
+                    .query_row([key.to_rowid()], |r| {
+                        Ok(r.get_ref(0)?
+                            .as_blob_or_null()?
+                            .map(|b| buckets::sum(b, &matcher)))
+                    })
+                    .optional()?
+                    .flatten();
+                match rows {
+                    Some(rows) => rows.map_err(|e| at_position(key, e)),
+                    None => Err(StoreError::Corrupt(format!(
+                        "position {key} is marked busy but has no buckets"
+                    ))),
+                }
+            }
+            Some(Entry::Quiet(links)) => {
+                let mut rows: Vec<MoveRow> = Vec::new();
+                for l in &links {
+                    let g = self.game_facts(l.game)?;
+                    if !matcher.passes(g.bucket) {
+                        continue;
+                    }
+                    let mv = move_from_code(l.mv)?;
+                    let i = match rows.binary_search_by_key(&l.mv, |r| move_code(r.mv)) {
+                        Ok(i) => i,
+                        Err(i) => {
+                            rows.insert(
+                                i,
+                                MoveRow {
+                                    mv,
+                                    ..MoveRow::default()
+                                },
+                            );
+                            i
+                        }
+                    };
+                    rows[i].add_game(g.result, g.ratings, g.date().as_deref());
+                }
+                Ok(rows)
+            }
+        }
+    }
+
+    /// A game's facts row.
+    pub(super) fn game_facts(&self, id: i64) -> Result<GameFacts, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql::GAME_FACTS)?;
+        let found = stmt
+            .query_row([id], |r| Ok(GameFacts::decode(r.get_ref(0)?.as_blob()?)))
+            .optional()?;
+        match found {
+            Some(g) => g.map_err(|e| match e {
+                StoreError::Corrupt(m) => StoreError::Corrupt(format!("game {id}: {m}")),
+                other => other,
+            }),
+            None => Err(not_stored(id)),
+        }
     }
 
     /// The best `limit` games that played `mv` in a position (`None`: that ended there), best
@@ -531,14 +516,14 @@ impl Store {
     /// [`StoreError`] if SQLite fails or a row is corrupt.
     pub fn games_playing(
         &self,
-        key: u64,
+        key: PositionKey,
         mv: Option<Move>,
         limit: usize,
     ) -> Result<Vec<GameThrough>, StoreError> {
         let Some(row) = self.position_row(key)? else {
             return Ok(Vec::new());
         };
-        let code = mv.map_or(super::END_OF_GAME, Move::to_u16);
+        let code = move_code(mv);
         let links: Vec<Link> = row.links.into_iter().filter(|l| l.mv == code).collect();
         Ok(best_games(self.throughs(&links)?, limit))
     }
@@ -550,7 +535,7 @@ impl Store {
     /// [`StoreError`] if SQLite fails or a row is corrupt.
     pub fn games_through(
         &self,
-        key: u64,
+        key: PositionKey,
         limit: Option<usize>,
     ) -> Result<Vec<GameThrough>, StoreError> {
         match limit {
@@ -569,8 +554,7 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails or the row is corrupt.
     pub fn game(&self, id: i64) -> Result<Option<StoredGame>, StoreError> {
-        let sql = format!("SELECT {GAME_COLUMNS} FROM {GAMES_WITH_SOURCE} WHERE g.id = ?1");
-        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut stmt = self.conn.prepare_cached(sql::GAME_BY_ID)?;
         match stmt.query_row([id], stored_game).optional()? {
             None => Ok(None),
             Some(g) => g.map(Some),
@@ -606,11 +590,7 @@ impl Store {
     }
 
     fn games_page(&self, variant: Variant, after: i64) -> Result<Vec<StoredGame>, StoreError> {
-        let sql = format!(
-            "SELECT {GAME_COLUMNS} FROM {GAMES_WITH_SOURCE} WHERE g.variant = ?1 AND g.id > ?2 \
-             ORDER BY g.id LIMIT 1000"
-        );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut stmt = self.conn.prepare_cached(sql::GAMES_PAGE)?;
         let rows = stmt.query_map(rusqlite::params![variant_code(variant), after], stored_game)?;
         let mut out = Vec::new();
         for row in rows {
@@ -625,7 +605,7 @@ impl Store {
     /// [`StoreError`] if SQLite fails, or the error `f` returns.
     pub fn for_each_position_move(
         &self,
-        mut f: impl FnMut(u64, &MoveRow) -> Result<(), StoreError>,
+        mut f: impl FnMut(PositionKey, &MoveRow) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
         self.for_each_position(|key, row| {
             let moves = match row.summary {
@@ -639,22 +619,21 @@ impl Store {
     /// Calls `f` for every position, in key order.
     fn for_each_position(
         &self,
-        mut f: impl FnMut(u64, PositionRow) -> Result<(), StoreError>,
+        mut f: impl FnMut(PositionKey, PositionRow) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT start, entries FROM position_ranges ORDER BY start")?;
+        let mut stmt = self.conn.prepare(sql::ALL_RANGES)?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let start: i64 = r.get(0)?;
             let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
             for (key, entry) in ranges::entries(start, blob)? {
-                let key = key as u64;
+                let key = PositionKey::from_rowid(key);
                 let row = match entry {
                     Entry::Busy => self.busy_row(key)?,
                     Entry::Quiet(links) => PositionRow {
                         summary: None,
                         links,
+                        buckets: None,
                     },
                 };
                 f(key, row)?;
@@ -670,11 +649,9 @@ impl Store {
     pub fn stats(&self) -> Result<DbStats, StoreError> {
         let mut games = Vec::new();
         for v in Variant::ALL {
-            let n: i64 = self.conn.query_row(
-                "SELECT count(*) FROM games WHERE variant = ?1",
-                [variant_code(v)],
-                |r| r.get(0),
-            )?;
+            let n: i64 = self
+                .conn
+                .query_row(sql::COUNT_GAMES, [variant_code(v)], |r| r.get(0))?;
             games.push(VariantCount {
                 variant: v,
                 games: count(n),
@@ -690,15 +667,8 @@ impl Store {
             position_moves += codes.len() as u64;
             Ok(())
         })?;
-        let size_bytes = count(self.conn.query_row(
-            "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size",
-            [],
-            |r| r.get(0),
-        )?);
-        let mut stmt = self.conn.prepare(
-            "SELECT event, count(*) AS n FROM games WHERE event IS NOT NULL AND event <> '' \
-             GROUP BY event ORDER BY n DESC, event LIMIT 10",
-        )?;
+        let size_bytes = count(self.conn.query_row(sql::FILE_BYTES, [], |r| r.get(0))?);
+        let mut stmt = self.conn.prepare(sql::TOP_EVENTS)?;
         let top_events = stmt
             .query_map([], |r| Ok((r.get::<_, String>(0)?, count(r.get(1)?))))?
             .collect::<Result<_, _>>()?;

@@ -5,14 +5,21 @@ use std::{borrow::Cow, collections::HashMap};
 use rusqlite::OptionalExtension;
 
 use super::{
+    buckets::Buckets,
     codec::{pack_moves, result_code, variant_code},
-    position::{encode_links, Facts, Link, Summary, LIST_MAX},
+    game_facts::GameFacts,
+    links::{encode_links, move_code, Link},
+    model::{GameRecord, PositionKey},
     ranges::{self, Entry, Packer},
-    read::{at_position, StoredGame},
-    record::{distinct_positions, opening_label, GameRecord},
+    read::at_position,
+    sql,
+    summary::{Facts, Summary, LIST_MAX},
     Store, StoreError,
 };
-use crate::rules::{AnyPosition, Variant};
+use crate::{
+    formats::facts::{Mode, Speed, Termination},
+    rules::Move,
+};
 
 /// What a batch did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,20 +30,14 @@ pub struct BatchOutcome {
     pub duplicates: u64,
 }
 
-const INSERT_GAME: &str = "INSERT OR IGNORE INTO games (hash, variant, source, source_index, \
-    event, site, round, date, first, second, first_rating, second_rating, result, ecco, opening, \
-    variation, first_formation, second_formation, start_fen, plies, moves) \
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)";
-
-const REPLACE_POSITION: &str =
-    "INSERT OR REPLACE INTO positions (key, summary, links) VALUES (?1, ?2, ?3)";
-
 /// A new game's share of the position statistics.
 pub(super) struct Counted<'a> {
     pub id: i64,
     pub facts: Facts<'a>,
-    /// `(key, move code)` of each distinct position, as [`GameRecord::positions`].
-    pub positions: &'a [(u64, u16)],
+    /// What the buckets keep of it (from `facts`).
+    pub game: GameFacts,
+    /// Each distinct position and the move played there, as [`GameRecord::positions`].
+    pub positions: &'a [(PositionKey, Option<Move>)],
 }
 
 impl Store {
@@ -44,9 +45,22 @@ impl Store {
     /// transaction: either the whole batch is in the database or none of it. Games whose
     /// content hash is already stored (or repeats within the batch) are skipped.
     ///
+    /// The database holds one depth limit ([`Store::max_ply`]): the first batch of an empty
+    /// database records its records' depth, and a record of another depth is refused.
+    ///
     /// # Errors
-    /// [`StoreError`] if SQLite fails; the batch is then rolled back.
+    /// [`StoreError::Setting`] if a record's depth differs from the database's (nothing is
+    /// written), [`StoreError`] if SQLite fails; the batch is then rolled back.
     pub fn write_batch(&mut self, records: &[GameRecord]) -> Result<BatchOutcome, StoreError> {
+        if let Some(first) = records.first() {
+            if let Some(other) = records.iter().find(|r| r.max_ply != first.max_ply) {
+                return Err(StoreError::Setting(format!(
+                    "one batch mixes depth limits {} and {}",
+                    first.max_ply, other.max_ply
+                )));
+            }
+            self.fix_max_ply(first.max_ply)?;
+        }
         let written = self.write_batch_in_transaction(records);
         if written.is_err() {
             // Paths added by the rolled-back transaction are gone: read them again next time.
@@ -60,7 +74,7 @@ impl Store {
         records: &[GameRecord],
     ) -> Result<BatchOutcome, StoreError> {
         if self.sources.is_none() {
-            let mut stmt = self.conn.prepare("SELECT path, id FROM sources")?;
+            let mut stmt = self.conn.prepare(sql::SOURCES)?;
             let known = stmt
                 .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
                 .collect::<Result<_, _>>()?;
@@ -73,8 +87,9 @@ impl Store {
         // Paths this batch added, and whether a new game was stored from them.
         let mut added: HashMap<i64, (&str, bool)> = HashMap::new();
         {
-            let mut insert = tx.prepare_cached(INSERT_GAME)?;
-            let mut insert_source = tx.prepare_cached("INSERT INTO sources (path) VALUES (?1)")?;
+            let mut insert = tx.prepare_cached(sql::INSERT_GAME)?;
+            let mut insert_source = tx.prepare_cached(sql::INSERT_SOURCE)?;
+            let mut insert_facts = tx.prepare_cached(sql::INSERT_GAME_FACTS)?;
             for r in records {
                 let source = match sources.get(&r.source.file) {
                     Some(&id) => id,
@@ -109,6 +124,11 @@ impl Store {
                     r.start_fen,
                     r.moves.len() as i64,
                     pack_moves(&r.moves),
+                    t.time_control.map(|c| c.base_secs),
+                    t.time_control.map(|c| c.increment_secs),
+                    t.speed.map(Speed::code),
+                    t.mode.map(Mode::code),
+                    t.termination.map(Termination::code),
                 ])?;
                 if changed == 0 {
                     out.duplicates += 1;
@@ -118,9 +138,14 @@ impl Store {
                 if let Some((_, used)) = added.get_mut(&source) {
                     *used = true;
                 }
+                let id = tx.last_insert_rowid();
+                let facts = Facts::of(r.result, &r.tags, r.opening_label.as_deref());
+                let game = facts.game_facts();
+                insert_facts.execute(rusqlite::params![id, game.encode()])?;
                 counted.push(Counted {
-                    id: tx.last_insert_rowid(),
-                    facts: r.facts(),
+                    id,
+                    facts,
+                    game,
                     positions: &r.positions,
                 });
             }
@@ -128,45 +153,13 @@ impl Store {
         // A file whose games were all stored already is not recorded.
         for (id, (path, used)) in added {
             if !used {
-                tx.execute("DELETE FROM sources WHERE id = ?1", [id])?;
+                tx.execute(sql::DELETE_SOURCE, [id])?;
                 sources.remove(path);
             }
         }
         self.add_positions(&counted)?;
         tx.commit()?;
         Ok(out)
-    }
-
-    /// Recomputes the statistics of every position from the stored games (the Rust step of
-    /// the migration to schema 3), in the caller's transaction.
-    pub(super) fn rebuild_positions(&self) -> Result<(), StoreError> {
-        let max_ply = self.max_ply()?.unwrap_or(crate::pipeline::DEFAULT_MAX_PLY);
-        for variant in Variant::ALL {
-            let mut games = self.games(variant).peekable();
-            while games.peek().is_some() {
-                let chunk: Vec<StoredGame> =
-                    games.by_ref().take(10_000).collect::<Result<_, _>>()?;
-                let mut prepared = Vec::with_capacity(chunk.len());
-                for g in &chunk {
-                    let start = AnyPosition::from_fen(variant, &g.start_fen).map_err(|e| {
-                        StoreError::Corrupt(format!("game {}: start position: {e}", g.id))
-                    })?;
-                    let positions = distinct_positions(&start, &g.moves, max_ply);
-                    prepared.push((opening_label(variant, &g.tags), positions));
-                }
-                let counted: Vec<Counted<'_>> = chunk
-                    .iter()
-                    .zip(&prepared)
-                    .map(|(g, (label, positions))| Counted {
-                        id: g.id,
-                        facts: Facts::of(g.result, &g.tags, label.as_deref()),
-                        positions,
-                    })
-                    .collect();
-                self.add_positions(&counted)?;
-            }
-        }
-        Ok(())
     }
 
     /// Adds games to the statistics of the positions they went through, in key order: each
@@ -180,14 +173,14 @@ impl Store {
             Vec::with_capacity(games.iter().map(|g| g.positions.len()).sum());
         for (i, g) in games.iter().enumerate() {
             for &(key, mv) in g.positions {
-                touches.push(Touch::pack(key, i, mv));
+                touches.push(Touch::pack(key, i, move_code(mv)));
             }
         }
         touches.sort_unstable();
         let mut open: Option<OpenRange> = None;
         let mut links = Vec::new();
         for group in touches.chunk_by(|a, b| a >> 64 == b >> 64) {
-            let key = Touch::key(group[0]) as i64;
+            let key = Touch::key(group[0]);
             let range = match open.take() {
                 Some(r) if r.covers(key) => r,
                 other => {
@@ -206,17 +199,17 @@ impl Store {
                     mv,
                 }
             }));
-            let new = || -> Vec<(Link, &Facts<'_>)> {
+            let new = || -> Vec<(Link, &Counted<'_>)> {
                 group
                     .iter()
                     .zip(&links)
-                    .map(|(&t, l)| (*l, &games[Touch::game(t).0].facts))
+                    .map(|(&t, l)| (*l, &games[Touch::game(t).0]))
                     .collect()
             };
             let old = match range.take_old(key)? {
                 Some(Entry::Busy) => {
                     self.merge_busy(key, &links, &new())?;
-                    range.out.push_busy(key);
+                    range.out.push_busy(key.to_rowid());
                     continue;
                 }
                 Some(Entry::Quiet(old)) => old,
@@ -225,12 +218,16 @@ impl Store {
             let merged = merge_links(&old, &links);
             if merged.len() > LIST_MAX {
                 // The position becomes busy: its summary counts the games it had, then these.
-                let (mut summary, _) = self.summarize(&old)?;
-                add_all(&mut summary, &new())?;
-                self.write_busy(key, &summary, &merged)?;
-                range.out.push_busy(key);
+                let (mut summary, had) = self.summarize(&old)?;
+                let mut buckets = Buckets::default();
+                for (l, g) in old.iter().zip(&had) {
+                    buckets.add(l.mv, &g.facts().game_facts());
+                }
+                add_all(&mut summary, &mut buckets, &new())?;
+                self.write_busy(key, &summary, &merged, &buckets)?;
+                range.out.push_busy(key.to_rowid());
             } else {
-                range.out.push_links(key, &merged);
+                range.out.push_links(key.to_rowid(), &merged);
             }
         }
         if let Some(r) = open {
@@ -241,21 +238,16 @@ impl Store {
 
     /// The range row a key falls in, ready to be merged into: the row with the greatest start
     /// at or below the key (an empty range from the lowest key when there is none).
-    fn open_range(&self, key: i64) -> Result<OpenRange, StoreError> {
+    fn open_range(&self, key: PositionKey) -> Result<OpenRange, StoreError> {
         let row: Option<(i64, Vec<u8>)> = self
             .conn
-            .prepare_cached(
-                "SELECT start, entries FROM position_ranges WHERE start <= ?1 \
-                 ORDER BY start DESC LIMIT 1",
-            )?
-            .query_row([key], |r| Ok((r.get(0)?, r.get(1)?)))
+            .prepare_cached(sql::RANGE_AT)?
+            .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         let next: Option<i64> = self
             .conn
-            .prepare_cached(
-                "SELECT start FROM position_ranges WHERE start > ?1 ORDER BY start LIMIT 1",
-            )?
-            .query_row([key], |r| r.get(0))
+            .prepare_cached(sql::RANGE_AFTER)?
+            .query_row([key.to_rowid()], |r| r.get(0))
             .optional()?;
         let (start, blob, old) = match row {
             Some((start, blob)) => {
@@ -278,9 +270,7 @@ impl Store {
     fn close_range(&self, mut range: OpenRange) -> Result<(), StoreError> {
         range.copy_old_below(None);
         let rows = range.out.rows(range.start);
-        let mut replace = self.conn.prepare_cached(
-            "INSERT OR REPLACE INTO position_ranges (start, entries) VALUES (?1, ?2)",
-        )?;
+        let mut replace = self.conn.prepare_cached(sql::REPLACE_RANGE)?;
         for (start, blob) in rows {
             replace.execute(rusqlite::params![start, blob])?;
         }
@@ -288,13 +278,20 @@ impl Store {
     }
 
     /// Stores a busy position's own row.
-    fn write_busy(&self, key: i64, summary: &Summary, links: &[Link]) -> Result<(), StoreError> {
+    fn write_busy(
+        &self,
+        key: PositionKey,
+        summary: &Summary,
+        links: &[Link],
+        buckets: &Buckets,
+    ) -> Result<(), StoreError> {
         self.conn
-            .prepare_cached(REPLACE_POSITION)?
+            .prepare_cached(sql::REPLACE_POSITION)?
             .execute(rusqlite::params![
-                key,
+                key.to_rowid(),
                 summary.encode(),
-                encode_links(links)
+                encode_links(links),
+                buckets.encode()
             ])?;
         Ok(())
     }
@@ -302,18 +299,18 @@ impl Store {
     /// Adds a batch's games to a busy position: its row is read, merged and replaced.
     fn merge_busy(
         &self,
-        key: i64,
+        key: PositionKey,
         links: &[Link],
-        new: &[(Link, &Facts<'_>)],
+        new: &[(Link, &Counted<'_>)],
     ) -> Result<(), StoreError> {
-        let old = self.busy_row(key as u64)?;
-        let Some(mut summary) = old.summary else {
+        let old = self.busy_row(key)?;
+        let (Some(mut summary), Some(mut buckets)) = (old.summary, old.buckets) else {
             return Err(StoreError::Corrupt(format!(
-                "position {key:016x} has no summary"
+                "position {key} has no summary or no buckets"
             )));
         };
-        add_all(&mut summary, new)?;
-        self.write_busy(key, &summary, &merge_links(&old.links, links))
+        add_all(&mut summary, &mut buckets, new)?;
+        self.write_busy(key, &summary, &merge_links(&old.links, links), &buckets)
     }
 }
 
@@ -349,7 +346,8 @@ struct OpenRange {
 }
 
 impl OpenRange {
-    fn covers(&self, key: i64) -> bool {
+    fn covers(&self, key: PositionKey) -> bool {
+        let key = key.to_rowid();
         key >= self.start && self.next.is_none_or(|n| key < n)
     }
 
@@ -365,12 +363,12 @@ impl OpenRange {
     }
 
     /// The old entry of `key`, if any, after copying the ones below it.
-    fn take_old(&mut self, key: i64) -> Result<Option<Entry>, StoreError> {
-        self.copy_old_below(Some(key));
+    fn take_old(&mut self, key: PositionKey) -> Result<Option<Entry>, StoreError> {
+        self.copy_old_below(Some(key.to_rowid()));
         match self.old.get(self.copied) {
-            Some((k, body)) if *k == key => {
-                let entry = ranges::entry(&self.blob[body.clone()])
-                    .map_err(|e| at_position(key as u64, e))?;
+            Some((k, body)) if *k == key.to_rowid() => {
+                let entry =
+                    ranges::entry(&self.blob[body.clone()]).map_err(|e| at_position(key, e))?;
                 self.copied += 1;
                 Ok(Some(entry))
             }
@@ -384,12 +382,12 @@ impl OpenRange {
 struct Touch;
 
 impl Touch {
-    fn pack(key: u64, index: usize, mv: u16) -> u128 {
-        u128::from(key ^ 1 << 63) << 64 | (index as u128) << 16 | u128::from(mv)
+    fn pack(key: PositionKey, index: usize, mv: u16) -> u128 {
+        u128::from(key.table_order()) << 64 | (index as u128) << 16 | u128::from(mv)
     }
 
-    fn key(t: u128) -> u64 {
-        (t >> 64) as u64 ^ 1 << 63
+    fn key(t: u128) -> PositionKey {
+        PositionKey((t >> 64) as u64 ^ 1 << 63)
     }
 
     /// The game's index in its batch and the move code.
@@ -398,17 +396,22 @@ impl Touch {
     }
 }
 
-/// Counts games in a summary.
-fn add_all(s: &mut Summary, games: &[(Link, &Facts<'_>)]) -> Result<(), StoreError> {
-    for (l, facts) in games {
-        s.add(l.game, l.mv, facts)?;
+/// Counts games in a summary and its buckets.
+fn add_all(
+    s: &mut Summary,
+    b: &mut Buckets,
+    games: &[(Link, &Counted<'_>)],
+) -> Result<(), StoreError> {
+    for (l, g) in games {
+        s.add(l.game, l.mv, &g.facts)?;
+        b.add(l.mv, &g.game);
     }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::Touch;
+    use super::{PositionKey, Touch};
 
     #[test]
     fn touches_sort_by_signed_key_then_batch_order_and_unpack() {
@@ -416,14 +419,17 @@ mod tests {
         let mut touches: Vec<u128> = keys
             .iter()
             .enumerate()
-            .flat_map(|(i, &k)| [Touch::pack(k, 7 - i, 0xffff), Touch::pack(k, i, 42)])
+            .flat_map(|(i, &k)| {
+                let k = PositionKey(k);
+                [Touch::pack(k, 7 - i, 0xffff), Touch::pack(k, i, 42)]
+            })
             .collect();
         touches.sort_unstable();
         let order: Vec<(i64, usize, u16)> = touches
             .iter()
             .map(|&t| {
                 let (i, mv) = Touch::game(t);
-                (Touch::key(t) as i64, i, mv)
+                (Touch::key(t).to_rowid(), i, mv)
             })
             .collect();
         let mut want: Vec<(i64, usize, u16)> = keys

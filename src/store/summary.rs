@@ -1,111 +1,41 @@
-//! What the store keeps of one position, and its blob encodings. No SQL here.
+//! The summary blob of a busy position (`positions.summary`): per-move sums, opening-label
+//! counts and its best games, so that the start position (tens of thousands of games) is
+//! answered from one small blob. No SQL here.
 //!
-//! A position keeps the list of games through it (links: game id and the move it played
-//! there). A position with at most [`LIST_MAX`] games — four in five positions of a real
-//! collection are reached by a single game — keeps nothing else (packed with its neighbours
-//! in a range row, see `ranges`): its statistics are counted from those few games when
-//! asked. A busier one has a `positions` row with a [`Summary`] too: per-move sums,
-//! opening-label counts and its best games, so that the start position (tens of thousands of
-//! games) is answered from one small blob.
+//! A position keeps the list of games through it (see `links`). A position with at most
+//! [`LIST_MAX`] games — four in five positions of a real collection are reached by a single
+//! game — keeps nothing else: its statistics are counted from those few games when asked. A
+//! busier one has a [`Summary`] too.
+//!
+//! Frozen layout (format 2; any change is a new format number):
+//!
+//! ```text
+//! summary  = varint 2 (format)
+//!            varint n, then n × move row, by move code
+//!            varint n, then n × (string label, varint games), by label
+//!            varint n, then n × (varint top score, varint game id, varint move code), best first
+//! move row = varint move code, varint games, first_wins, draws, second_wins,
+//!            rating_sum, rating_count, string first_date, string last_date
+//! string   = varint byte length, UTF-8 bytes (empty = none)
+//! ```
 
+use super::game_facts::GameFacts;
 use super::{
-    codec::END_OF_GAME,
-    read::{MoveRow, OpeningRow},
+    links::{move_code, move_from_code, Link},
+    model::{top_score, MoveRow, OpeningRow},
     varint::{self, Reader},
     GameCounts, StoreError,
 };
-use crate::rules::{Move, Outcome};
+use crate::{
+    formats::facts::{Mode, Speed, Termination},
+    rules::{Move, Outcome},
+};
 
 /// Positions with more games than this keep a [`Summary`].
 pub const LIST_MAX: usize = 32;
 
 /// How many best games a [`Summary`] keeps (the web API's maximum `top_games`).
 pub const TOP_KEPT: usize = 100;
-
-/// A game through a position: its id and the move code it played there ([`END_OF_GAME`]
-/// when it ended there).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) struct Link {
-    pub game: i64,
-    pub mv: u16,
-}
-
-/// Encodes links sorted by game id: each as (id − previous id, move code), varints.
-pub(super) fn encode_links(links: &[Link]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(links.len() * 3);
-    put_links(&mut out, links, false);
-    out
-}
-
-/// Appends links sorted by game id, as [`encode_links`] writes them; with `mark_last`, each
-/// id difference is doubled and the last link's has 1 added, so that the list needs no
-/// count before it (range rows).
-pub(super) fn put_links(out: &mut Vec<u8>, links: &[Link], mark_last: bool) {
-    let mut prev = 0;
-    for (i, l) in links.iter().enumerate() {
-        let delta = l.game.abs_diff(prev);
-        if mark_last {
-            varint::put(out, delta << 1 | u64::from(i + 1 == links.len()));
-        } else {
-            varint::put(out, delta);
-        }
-        varint::put(out, u64::from(l.mv));
-        prev = l.game;
-    }
-}
-
-/// The inverse of [`encode_links`].
-pub(super) fn decode_links(bytes: &[u8]) -> Result<Vec<Link>, StoreError> {
-    let mut r = Reader::new(bytes, "links");
-    let mut out = Vec::with_capacity(bytes.len() / 3);
-    while !r.is_empty() {
-        read_link(&mut r, &mut out, false)?;
-    }
-    Ok(out)
-}
-
-/// Reads one link written by [`put_links`] after those already in `out`; returns whether it
-/// is marked as the last (always false without `mark_last`).
-pub(super) fn read_link(
-    r: &mut Reader<'_>,
-    out: &mut Vec<Link>,
-    mark_last: bool,
-) -> Result<bool, StoreError> {
-    let n = r.u64()?;
-    let (delta, last) = if mark_last {
-        (n >> 1, n & 1 == 1)
-    } else {
-        (n, false)
-    };
-    let mv: u16 = r.int()?;
-    let prev = out.last().map_or(0, |l| l.game);
-    if delta == 0 && !out.is_empty() {
-        return Err(StoreError::Corrupt("links: repeated game".into()));
-    }
-    let game = i64::try_from(delta)
-        .ok()
-        .and_then(|d| prev.checked_add(d))
-        .ok_or_else(|| StoreError::Corrupt("links: game id overflow".into()))?;
-    out.push(Link { game, mv });
-    Ok(last)
-}
-
-/// The move a code stands for: `None` for [`END_OF_GAME`].
-///
-/// # Errors
-/// [`StoreError::Corrupt`] if the code is neither.
-pub(super) fn move_from_code(code: u16) -> Result<Option<Move>, StoreError> {
-    if code == END_OF_GAME {
-        return Ok(None);
-    }
-    Move::from_u16(code)
-        .map(Some)
-        .ok_or_else(|| StoreError::Corrupt(format!("bad move code {code}")))
-}
-
-fn move_code(m: Option<Move>) -> u16 {
-    m.map_or(END_OF_GAME, Move::to_u16)
-}
 
 /// What the statistics need to know of a game.
 #[derive(Clone, Copy, Debug, Default)]
@@ -115,6 +45,12 @@ pub(super) struct Facts<'a> {
     pub date: Option<&'a str>,
     /// ECCO code (Xiangqi) or `first/second` formations (Janggi).
     pub label: Option<&'a str>,
+    /// Speed category (the record's, else its clock's).
+    pub speed: Option<Speed>,
+    /// Rated or casual.
+    pub mode: Option<Mode>,
+    /// How the game ended.
+    pub termination: Option<Termination>,
 }
 
 impl<'a> Facts<'a> {
@@ -129,7 +65,22 @@ impl<'a> Facts<'a> {
             ratings: [tags.first_rating, tags.second_rating],
             date: tags.date.as_deref(),
             label,
+            speed: tags.speed.or(tags.time_control.map(|t| t.speed())),
+            mode: tags.mode,
+            termination: tags.termination,
         }
+    }
+
+    /// What the buckets and the `game_facts` row keep of the game.
+    pub(super) fn game_facts(&self) -> GameFacts {
+        GameFacts::new(
+            self.result,
+            self.ratings,
+            self.date,
+            self.speed,
+            self.mode,
+            self.termination,
+        )
     }
 
     /// Sort key of the best-games list, higher = better: the mean known rating, then the
@@ -137,25 +88,6 @@ impl<'a> Facts<'a> {
     pub(super) fn top_score(&self) -> u64 {
         top_score(self.ratings, self.date)
     }
-}
-
-/// See [`Facts::top_score`].
-pub(super) fn top_score(ratings: [Option<u32>; 2], date: Option<&str>) -> u64 {
-    let (sum, known) = ratings.into_iter().flatten().fold((0, 0), |(sum, n), r| {
-        (sum + u64::from(r.min(99_999)), n + 1)
-    });
-    let rating = sum.checked_div(known).unwrap_or(0);
-    rating * 100_000_000 + date_number(date)
-}
-
-/// `YYYY-MM-DD` → YYYYMMDD as a number (missing or unreadable parts count as 0).
-fn date_number(date: Option<&str>) -> u64 {
-    let Some(d) = date else { return 0 };
-    let mut parts = d.split('-').map(|p| p.parse::<u64>().unwrap_or(0));
-    let y = parts.next().unwrap_or(0).min(9999);
-    let m = parts.next().unwrap_or(0).min(99);
-    let day = parts.next().unwrap_or(0).min(99);
-    y * 10_000 + m * 100 + day
 }
 
 /// Adds one game to a list of move rows kept sorted by move code.
@@ -333,29 +265,7 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Color;
-
-    #[test]
-    fn links_round_trip_and_reject_garbage() {
-        let links = [
-            Link { game: 1, mv: 5000 },
-            Link {
-                game: 2,
-                mv: END_OF_GAME,
-            },
-            Link {
-                game: 900_000,
-                mv: 0,
-            },
-        ];
-        let blob = encode_links(&links);
-        // (1 + 2) + (1 + 3) + (3 + 1) bytes.
-        assert_eq!(blob.len(), 11);
-        assert_eq!(decode_links(&blob).unwrap(), links);
-        // A repeated id (delta 0 after the first link) and a move code over 16 bits.
-        assert!(decode_links(&[1, 1, 0, 1]).is_err());
-        assert!(decode_links(&[1, 0x80, 0x80, 0x04]).is_err());
-    }
+    use crate::{rules::Color, store::END_OF_GAME};
 
     #[test]
     fn summary_counts_keeps_the_best_games_and_round_trips() {
@@ -375,6 +285,7 @@ mod tests {
                 ratings: [Some(2000), None],
                 date: Some(&date),
                 label: (id % 3 == 0).then_some("C45"),
+                ..Facts::default()
             };
             s.add(id, if id == 111 { END_OF_GAME } else { h2e2 }, &g)
                 .unwrap();
@@ -405,14 +316,5 @@ mod tests {
         bad.push(0);
         assert!(Summary::decode(&bad).is_err());
         assert!(Summary::decode(&s.encode()[..10]).is_err());
-    }
-
-    #[test]
-    fn top_score_orders_rating_then_date() {
-        let a = top_score([Some(2600), Some(2500)], Some("2001"));
-        let b = top_score([Some(2500), None], Some("2020-01-01"));
-        let c = top_score([None, None], Some("2020-01-02"));
-        let d = top_score([None, None], Some("2020-01"));
-        assert!(a > b && b > c && c > d);
     }
 }

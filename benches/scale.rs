@@ -1,0 +1,345 @@
+//! The scale benchmark's engine (run by `scripts/bench-scale.sh`): a seeded synthetic corpus
+//! made by qipu's own rules, and the store's filtered lookups timed on it.
+//!
+//! ```text
+//! cargo bench --bench scale -- pgn  N SEED OUT.pgn   the corpus as ICCS PGN (for `qipu import`)
+//! cargo bench --bench scale -- load N SEED DB        the same games imported from memory, with
+//!                                                    their speed and mode set (see below)
+//! cargo bench --bench scale -- query DB [REPS]       p50/p99 of the library calls
+//! ```
+//!
+//! A game: a real opening (the first 4–20 plies of a game of the bundled sample, `data/`)
+//! continued by random legal moves to 40–140 plies; a date from 1990 to 2026 (a tenth of them
+//! a year or a month only); two of 50,000 players, each with a fixed rating (a tenth
+//! unrated); a clock from bullet to classical; rated (70%) or casual; a random result. Game
+//! `i` of seed `s` is the same in `pgn` and `load`. `load` exists because the PGN reader of
+//! this build does not yet read `TimeControl` or a mode: it gives the games those facts
+//! directly, so the speed and mode filters are measured on real buckets.
+
+use std::{io::Write, time::Instant};
+
+use qipu::{
+    formats::{
+        facts::{Mode, Speed, TimeControl},
+        read_path, Game, MoveNode, Source,
+    },
+    pipeline::{import, ImportOptions},
+    rules::{AnyPosition, Color, Move, Outcome, Variant},
+    store::{BucketFilter, PositionKey, Store},
+};
+use rayon::prelude::*;
+
+/// splitmix64 over (seed, game, draw): every game is drawn independently of the others.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64, game: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ game.wrapping_mul(0xd1b5_4a32_d192_ed03))
+    }
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+const PLAYERS: u64 = 50_000;
+const CLOCKS: [(u32, u32); 6] = [(60, 0), (180, 2), (300, 3), (600, 5), (900, 10), (1800, 30)];
+
+/// The opening lines of the bundled sample (its Xiangqi games, first 20 plies).
+fn openings() -> Vec<Vec<Move>> {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let mut out: Vec<Vec<Move>> = read_path(&data)
+        .filter_map(Result::ok)
+        .filter(|g| g.variant == Variant::Xiangqi && g.start_fen.is_none())
+        .filter_map(|g| qipu::formats::replay(&g).ok())
+        .map(|r| r.moves.into_iter().take(20).collect::<Vec<_>>())
+        .filter(|m| m.len() >= 4)
+        .collect();
+    out.sort();
+    out
+}
+
+fn player_rating(p: u64) -> Option<u32> {
+    let mut r = Rng::new(7, p);
+    (r.below(10) > 0).then(|| 900 + r.below(1800) as u32)
+}
+
+/// Game `i`: its moves and tags (speed and mode included).
+fn game(openings: &[Vec<Move>], seed: u64, i: u64) -> Game {
+    let mut r = Rng::new(seed, i);
+    let mut g = Game::new(
+        Variant::Xiangqi,
+        Source {
+            file: "synthetic".into(),
+            index: i as usize,
+        },
+    );
+    let opening = &openings[r.below(openings.len() as u64) as usize];
+    let prefix = (4 + r.below(17) as usize).min(opening.len());
+    let length = 40 + r.below(101) as usize;
+    let mut pos = AnyPosition::new(Variant::Xiangqi);
+    for ply in 0..length {
+        let m = if ply < prefix {
+            opening[ply]
+        } else {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            legal.as_slice()[r.below(legal.len() as u64) as usize]
+        };
+        pos.play_unchecked(m);
+        g.moves.push(MoveNode::new(m.to_string()));
+    }
+    let t = &mut g.tags;
+    let year = 1990 + r.below(37);
+    t.date = Some(match r.below(10) {
+        0 => format!("{year}"),
+        1 => format!("{year}-{:02}", 1 + r.below(12)),
+        _ => format!("{year}-{:02}-{:02}", 1 + r.below(12), 1 + r.below(28)),
+    });
+    let (a, b) = (r.below(PLAYERS), r.below(PLAYERS));
+    t.first = Some(format!("player{a}"));
+    t.second = Some(format!("player{b}"));
+    t.first_rating = player_rating(a);
+    t.second_rating = player_rating(b);
+    let (base, inc) = CLOCKS[r.below(CLOCKS.len() as u64) as usize];
+    let clock = TimeControl {
+        base_secs: base,
+        increment_secs: inc,
+    };
+    t.time_control = Some(clock);
+    t.speed = Some(clock.speed());
+    t.mode = Some(if r.below(10) < 7 {
+        Mode::Rated
+    } else {
+        Mode::Casual
+    });
+    t.event = Some(format!("Synthetic {year}"));
+    t.result = Some(match r.below(3) {
+        0 => Outcome::Decisive {
+            winner: Color::First,
+        },
+        1 => Outcome::Draw,
+        _ => Outcome::Decisive {
+            winner: Color::Second,
+        },
+    });
+    g
+}
+
+fn pgn_of(g: &Game, out: &mut String) {
+    use std::fmt::Write as _;
+    let t = &g.tags;
+    let date = t.date.as_deref().unwrap_or("????").replace('-', ".");
+    let result = t.result.map_or("*", Outcome::pgn);
+    let _ = writeln!(out, "[Event \"{}\"]", t.event.as_deref().unwrap_or("?"));
+    let _ = writeln!(out, "[Date \"{date}\"]");
+    let _ = writeln!(out, "[Red \"{}\"]", t.first.as_deref().unwrap_or("?"));
+    let _ = writeln!(out, "[Black \"{}\"]", t.second.as_deref().unwrap_or("?"));
+    for (tag, r) in [("RedElo", t.first_rating), ("BlackElo", t.second_rating)] {
+        if let Some(r) = r {
+            let _ = writeln!(out, "[{tag} \"{r}\"]");
+        }
+    }
+    if let Some(c) = t.time_control {
+        let _ = writeln!(out, "[TimeControl \"{c}\"]");
+    }
+    if let Some(m) = t.mode {
+        let _ = writeln!(out, "[Mode \"{}\"]", m.name());
+    }
+    let _ = writeln!(out, "[Result \"{result}\"]\n");
+    for (i, m) in g.moves.iter().enumerate() {
+        if i % 2 == 0 {
+            let _ = write!(out, "{}. ", i / 2 + 1);
+        }
+        let _ = write!(out, "{} ", m.text);
+    }
+    let _ = writeln!(out, "{result}\n");
+}
+
+/// Games `from..to`, made in parallel.
+fn chunk(openings: &[Vec<Move>], seed: u64, from: u64, to: u64) -> Vec<Game> {
+    (from..to)
+        .into_par_iter()
+        .map(|i| game(openings, seed, i))
+        .collect()
+}
+
+fn write_pgn(n: u64, seed: u64, path: &str) -> std::io::Result<()> {
+    let openings = openings();
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let started = Instant::now();
+    for from in (0..n).step_by(20_000) {
+        let games = chunk(&openings, seed, from, (from + 20_000).min(n));
+        let text: Vec<String> = games
+            .par_iter()
+            .map(|g| {
+                let mut s = String::with_capacity(1024);
+                pgn_of(g, &mut s);
+                s
+            })
+            .collect();
+        for s in text {
+            f.write_all(s.as_bytes())?;
+        }
+    }
+    f.flush()?;
+    println!(
+        "generated {n} games (seed {seed}, {} openings) in {:.1} s",
+        openings.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn load(n: u64, seed: u64, db: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let openings = openings();
+    let mut store = Store::open(db)?;
+    let started = Instant::now();
+    let games = (0..n)
+        .step_by(20_000)
+        .flat_map(|from| chunk(&openings, seed, from, (from + 20_000).min(n)))
+        .map(Ok);
+    let report = import(&mut store, games, &ImportOptions::default(), |_| {})?;
+    store.checkpoint()?;
+    let secs = started.elapsed().as_secs_f64();
+    let bytes = std::fs::metadata(db)?.len();
+    println!(
+        "load: {} games in {secs:.1} s = {:.0} games/s (generation included), db {bytes} bytes",
+        report.imported,
+        report.imported as f64 / secs
+    );
+    Ok(())
+}
+
+/// The most played move of a position, if any.
+fn main_move(store: &Store, key: PositionKey) -> Option<Move> {
+    let rows = store.position(key).ok()?;
+    rows.iter()
+        .filter(|r| r.mv.is_some())
+        .max_by_key(|r| r.counts.games)
+        .and_then(|r| r.mv)
+}
+
+fn query(db: &str, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
+    let store = Store::open_read_only(db)?;
+    let mut pos = AnyPosition::new(Variant::Xiangqi);
+    let mut at = Vec::new();
+    for ply in 0..=10 {
+        if [0, 2, 10].contains(&ply) {
+            at.push((ply, PositionKey(pos.key())));
+        }
+        let Some(m) = main_move(&store, PositionKey(pos.key())) else {
+            break;
+        };
+        pos.play_unchecked(m);
+    }
+    let m = |s: &str| s.parse().ok();
+    let f = BucketFilter::default;
+    let filters: Vec<(&str, BucketFilter)> = vec![
+        ("unfiltered", f()),
+        (
+            "since 2020",
+            BucketFilter {
+                since: m("2020"),
+                ..f()
+            },
+        ),
+        (
+            "since 2020-06",
+            BucketFilter {
+                since: m("2020-06"),
+                ..f()
+            },
+        ),
+        (
+            "until 1999",
+            BucketFilter {
+                until: m("1999"),
+                ..f()
+            },
+        ),
+        (
+            "min-rating 2400",
+            BucketFilter {
+                min_rating: Some(2400),
+                ..f()
+            },
+        ),
+        (
+            "speed blitz",
+            BucketFilter {
+                speeds: vec![Speed::Blitz],
+                ..f()
+            },
+        ),
+        (
+            "mode rated",
+            BucketFilter {
+                modes: vec![Mode::Rated],
+                ..f()
+            },
+        ),
+        (
+            "all four",
+            BucketFilter {
+                since: m("2010"),
+                min_rating: Some(1800),
+                speeds: vec![Speed::Rapid, Speed::Classical],
+                modes: vec![Mode::Rated],
+                ..f()
+            },
+        ),
+    ];
+    println!(
+        "{:<8} {:<18} {:>9} {:>10} {:>10}",
+        "position", "filter", "games", "p50 ms", "p99 ms"
+    );
+    for (ply, key) in &at {
+        for (name, filter) in &filters {
+            let mut times = Vec::with_capacity(reps);
+            let mut games = 0;
+            for _ in 0..reps {
+                let t = Instant::now();
+                let rows = store.moves_filtered(*key, filter)?;
+                times.push(t.elapsed().as_secs_f64() * 1000.0);
+                games = rows.iter().map(|r| r.counts.games).sum::<u64>();
+            }
+            times.sort_by(f64::total_cmp);
+            let p = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+            println!(
+                "ply {ply:<4} {name:<18} {games:>9} {:>10.3} {:>10.3}",
+                p(0.5),
+                p(0.99)
+            );
+        }
+    }
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // `cargo bench` passes `--bench`; take the words after it.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let num = |i: usize, default: u64| -> u64 {
+        args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default)
+    };
+    match args.first().map(String::as_str) {
+        Some("pgn") if args.len() >= 4 => write_pgn(num(1, 1_000_000), num(2, 1), &args[3])?,
+        Some("load") if args.len() >= 4 => load(num(1, 1_000_000), num(2, 1), &args[3])?,
+        Some("query") if args.len() >= 2 => query(&args[1], num(2, 200) as usize)?,
+        _ => println!(
+            "usage: scale pgn N SEED OUT.pgn | scale load N SEED DB | scale query DB [REPS]"
+        ),
+    }
+    Ok(())
+}

@@ -1,0 +1,426 @@
+//! The store's values: what it is given ([`GameRecord`]) and what it answers ([`MoveRow`],
+//! [`PositionStats`], [`GameThrough`], [`StoredGame`], [`DbStats`] …), with the small rules
+//! that belong to them (how a game counts, the best-games order). No SQL and no blob format
+//! here; every other file of the store may use these, and this one uses none of them.
+
+use std::fmt;
+
+use crate::{
+    formats::{Source, Tags},
+    rules::{Color, Move, Outcome, Variant},
+};
+
+/// A position's key: qipu's frozen 64-bit Zobrist key ([`crate::rules::AnyPosition::key`]).
+/// The database stores it as a signed 64-bit rowid; [`PositionKey::to_rowid`] and
+/// [`PositionKey::from_rowid`] are the one place where the sign flips.
+///
+/// ```
+/// use qipu::store::PositionKey;
+/// let k = PositionKey::from(u64::MAX);
+/// assert_eq!(k.to_rowid(), -1);
+/// assert_eq!(PositionKey::from_rowid(-1), k);
+/// assert_eq!(k.to_string(), "ffffffffffffffff");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct PositionKey(pub u64);
+
+impl PositionKey {
+    /// The key as the `INTEGER PRIMARY KEY` it is stored under (same bits, signed).
+    pub fn to_rowid(self) -> i64 {
+        self.0 as i64
+    }
+
+    /// The key stored as `rowid`.
+    pub fn from_rowid(rowid: i64) -> PositionKey {
+        PositionKey(rowid as u64)
+    }
+
+    /// The key as a number that sorts like its rowid (the sign bit flipped), for sorting
+    /// keys in table order without a signed compare.
+    pub fn table_order(self) -> u64 {
+        self.0 ^ 1 << 63
+    }
+}
+
+impl From<u64> for PositionKey {
+    fn from(key: u64) -> PositionKey {
+        PositionKey(key)
+    }
+}
+
+impl fmt::Display for PositionKey {
+    /// 16 lower-case hex digits.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:016x}", self.0)
+    }
+}
+
+/// A replayed game reduced to what the store keeps: its identity hash, header, moves, and
+/// each distinct position it went through (up to the depth limit) with the move played
+/// there. Built by the import pipeline (`GameRecord::from_game`, in `pipeline/record.rs`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    /// Variant.
+    pub variant: Variant,
+    /// Content hash (see [`super::content_hash`]).
+    pub hash: u64,
+    /// Where it was read.
+    pub source: Source,
+    /// Header (the `raw` list is not stored).
+    pub tags: Tags,
+    /// Result: the header's, else the end the board shows (mate, stalemate, Janggi endings).
+    pub result: Option<Outcome>,
+    /// Start FEN when it is not the variant's standard start.
+    pub start_fen: Option<String>,
+    /// The main line.
+    pub moves: Vec<Move>,
+    /// The depth limit `positions` was listed with (0 = the whole game). A database holds
+    /// one depth: [`super::Store::write_batch`] refuses a record of another.
+    pub max_ply: usize,
+    /// Each distinct position with the move played there (`None` for the final position),
+    /// in order of first occurrence; a repeated position keeps the move of its last visit
+    /// (see [`crate::formats::distinct_positions`]).
+    pub positions: Vec<(PositionKey, Option<Move>)>,
+    /// ECCO code (Xiangqi) or `first/second` formations (Janggi), for the opening name.
+    pub opening_label: Option<String>,
+}
+
+impl crate::formats::Placed for GameRecord {
+    fn source_mut(&mut self) -> &mut Source {
+        &mut self.source
+    }
+}
+
+impl GameRecord {
+    /// About how much memory the record holds, for the import's batch budget.
+    pub fn heap_bytes(&self) -> usize {
+        let t = &self.tags;
+        let text: usize = [
+            &t.event,
+            &t.site,
+            &t.round,
+            &t.date,
+            &t.first,
+            &t.second,
+            &t.ecco,
+            &t.opening,
+            &t.variation,
+            &t.first_formation,
+            &t.second_formation,
+            &self.start_fen,
+            &self.opening_label,
+        ]
+        .iter()
+        .map(|s| s.as_ref().map_or(0, String::len))
+        .sum();
+        std::mem::size_of::<GameRecord>()
+            + text
+            + self.source.file.len()
+            + self.moves.capacity() * std::mem::size_of::<Move>()
+            + self.positions.capacity() * std::mem::size_of::<(PositionKey, Option<Move>)>()
+    }
+}
+
+/// The statistics of one move from a position (or, with `mv == None`, of the games that
+/// ended in it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MoveRow {
+    /// The move; `None` for "the game ended here".
+    pub mv: Option<Move>,
+    /// Games by result, and their players' known ratings.
+    pub counts: GameCounts,
+    /// Earliest date.
+    pub first_date: Option<String>,
+    /// Latest date.
+    pub last_date: Option<String>,
+}
+
+impl MoveRow {
+    /// Counts one more game: its result (`None` = unknown), its players' ratings and date.
+    pub fn add_game(
+        &mut self,
+        result: Option<Outcome>,
+        ratings: [Option<u32>; 2],
+        date: Option<&str>,
+    ) {
+        self.counts.add_game(result, ratings);
+        self.widen_dates(date, date);
+    }
+
+    /// Adds another row's games (same move, or a transposition or mirror of it).
+    pub fn merge(&mut self, other: &MoveRow) {
+        self.counts.merge(&other.counts);
+        self.widen_dates(other.first_date.as_deref(), other.last_date.as_deref());
+    }
+
+    /// Widens the date range to cover `first` and `last`.
+    fn widen_dates(&mut self, first: Option<&str>, last: Option<&str>) {
+        if let Some(d) = first {
+            if self.first_date.as_deref().is_none_or(|f| d < f) {
+                self.first_date = Some(d.to_string());
+            }
+        }
+        if let Some(d) = last {
+            if self.last_date.as_deref().is_none_or(|l| d > l) {
+                self.last_date = Some(d.to_string());
+            }
+        }
+    }
+}
+
+/// A game that went through a position, with the move it played there.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameThrough {
+    /// Game id.
+    pub id: i64,
+    /// Move played in the position; `None` if the game ended there.
+    pub mv: Option<Move>,
+    /// First player.
+    pub first: Option<String>,
+    /// Second player.
+    pub second: Option<String>,
+    /// First player's rating.
+    pub first_rating: Option<u32>,
+    /// Second player's rating.
+    pub second_rating: Option<u32>,
+    /// Result.
+    pub result: Option<Outcome>,
+    /// Date.
+    pub date: Option<String>,
+    /// Event.
+    pub event: Option<String>,
+    /// ECCO code as tagged.
+    pub ecco: Option<String>,
+    /// Janggi formation of the first player.
+    pub first_formation: Option<String>,
+    /// Janggi formation of the second player.
+    pub second_formation: Option<String>,
+}
+
+impl GameThrough {
+    /// The game's opening label: its ECCO code (Xiangqi) or `first/second` formations
+    /// (Janggi).
+    pub fn opening_label(&self, variant: Variant) -> Option<String> {
+        crate::formats::tags::label_of(
+            variant,
+            self.ecco.as_deref(),
+            self.first_formation.as_deref(),
+            self.second_formation.as_deref(),
+        )
+    }
+
+    /// The sort key of best-games lists, smallest first: higher mean known rating first, then
+    /// the later date, then the smaller id.
+    pub fn top_key(&self) -> (std::cmp::Reverse<u64>, i64) {
+        let score = top_score(
+            [self.first_rating, self.second_rating],
+            self.date.as_deref(),
+        );
+        (std::cmp::Reverse(score), self.id)
+    }
+}
+
+/// An opening label and how many games through the position carry it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpeningRow {
+    /// ECCO code (Xiangqi) or `first/second` formations (Janggi).
+    pub label: String,
+    /// Games with that label.
+    pub games: u64,
+}
+
+/// A stored game, as the opening-book writers and `GET /api/games/{id}` read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    /// Database id.
+    pub id: i64,
+    /// Variant.
+    pub variant: Variant,
+    /// Start position (the standard one filled in).
+    pub start_fen: String,
+    /// The main line.
+    pub moves: Vec<Move>,
+    /// Result, first player's view; `None` when unknown.
+    pub result: Option<Outcome>,
+    /// Header (normalised fields; `raw` is empty).
+    pub tags: Tags,
+    /// The file and index it was first imported from.
+    pub source: Source,
+}
+
+/// Games per variant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariantCount {
+    /// Variant.
+    pub variant: Variant,
+    /// Games stored.
+    pub games: u64,
+}
+
+/// What is in a database (`qipu stats`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DbStats {
+    /// Games per variant.
+    pub games: Vec<VariantCount>,
+    /// Distinct positions with statistics.
+    pub positions: u64,
+    /// (position, move) rows.
+    pub position_moves: u64,
+    /// (position, game) links.
+    pub position_games: u64,
+    /// Depth limit the database was built with.
+    pub max_ply: Option<usize>,
+    /// File size in bytes (pages × page size).
+    pub size_bytes: u64,
+    /// Most frequent events: (event, games).
+    pub top_events: Vec<(String, u64)>,
+}
+
+/// Everything the explorer shows of one position, read from its row at once.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PositionStats {
+    /// Every move played from the position, by move code, plus a row with `mv == None` for
+    /// the games that ended there.
+    pub moves: Vec<MoveRow>,
+    /// Opening labels of the games through the position, most frequent first (games
+    /// without a label are left out).
+    pub openings: Vec<OpeningRow>,
+    /// The best games through it: best rated first, then latest, then by id.
+    pub top: Vec<GameThrough>,
+}
+
+/// Games by result, and the known ratings of their players.
+///
+/// ```
+/// use qipu::rules::{Color, Outcome};
+/// use qipu::store::GameCounts;
+/// let mut c = GameCounts::default();
+/// c.add_game(Some(Outcome::Decisive { winner: Color::First }), [Some(2500), None]);
+/// c.add_game(Some(Outcome::Draw), [Some(2400), Some(2600)]);
+/// assert_eq!((c.games, c.first_wins, c.draws, c.second_wins), (2, 1, 1, 0));
+/// assert_eq!((c.rating_sum, c.rating_count), (7500, 3));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameCounts {
+    /// Games.
+    pub games: u64,
+    /// Won by the first player (Red/Cho).
+    pub first_wins: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by the second player (Black/Han).
+    pub second_wins: u64,
+    /// Sum of the known ratings of both players.
+    pub rating_sum: u64,
+    /// How many ratings `rating_sum` holds.
+    pub rating_count: u64,
+}
+
+impl GameCounts {
+    /// Counts one game with its result (`None` = unknown) and its players' ratings.
+    pub fn add_game(&mut self, result: Option<Outcome>, ratings: [Option<u32>; 2]) {
+        self.games += 1;
+        match result {
+            Some(Outcome::Decisive {
+                winner: Color::First,
+            }) => self.first_wins += 1,
+            Some(Outcome::Decisive {
+                winner: Color::Second,
+            }) => self.second_wins += 1,
+            Some(Outcome::Draw) => self.draws += 1,
+            None => {}
+        }
+        for r in ratings.into_iter().flatten() {
+            self.rating_sum += u64::from(r);
+            self.rating_count += 1;
+        }
+    }
+
+    /// The score of `side`: its wins plus half the draws, over the games with a known
+    /// result (0.5 when none is known).
+    ///
+    /// ```
+    /// use qipu::rules::Color;
+    /// use qipu::store::GameCounts;
+    /// let c = GameCounts { games: 5, first_wins: 2, draws: 1, second_wins: 1, ..Default::default() };
+    /// assert_eq!(c.score(Color::First), 0.625);
+    /// assert_eq!(c.score(Color::Second), 0.375);
+    /// assert_eq!(GameCounts::default().score(Color::First), 0.5);
+    /// ```
+    pub fn score(&self, side: Color) -> f64 {
+        let decided = self.first_wins + self.draws + self.second_wins;
+        if decided == 0 {
+            return 0.5;
+        }
+        let wins = match side {
+            Color::First => self.first_wins,
+            Color::Second => self.second_wins,
+        };
+        (wins as f64 + self.draws as f64 / 2.0) / decided as f64
+    }
+
+    /// Adds another set of counts.
+    pub fn merge(&mut self, other: &GameCounts) {
+        self.games += other.games;
+        self.first_wins += other.first_wins;
+        self.draws += other.draws;
+        self.second_wins += other.second_wins;
+        self.rating_sum += other.rating_sum;
+        self.rating_count += other.rating_count;
+    }
+}
+
+/// Sort key of the best-games lists, higher = better: the mean known rating × 10^8, plus the
+/// date as `YYYYMMDD` (missing or unreadable parts 0).
+///
+/// ```
+/// use qipu::store::top_score;
+/// assert!(top_score([Some(2500), None], Some("2001")) > top_score([None, None], Some("2020-01-02")));
+/// ```
+pub fn top_score(ratings: [Option<u32>; 2], date: Option<&str>) -> u64 {
+    let (sum, known) = ratings.into_iter().flatten().fold((0, 0), |(sum, n), r| {
+        (sum + u64::from(r.min(99_999)), n + 1)
+    });
+    let rating = sum.checked_div(known).unwrap_or(0);
+    rating * 100_000_000 + date_number(date)
+}
+
+/// `YYYY-MM-DD` → YYYYMMDD as a number (missing or unreadable parts count as 0).
+fn date_number(date: Option<&str>) -> u64 {
+    let Some(d) = date else { return 0 };
+    let mut parts = d.split('-').map(|p| p.parse::<u64>().unwrap_or(0));
+    let y = parts.next().unwrap_or(0).min(9999);
+    let m = parts.next().unwrap_or(0).min(99);
+    let day = parts.next().unwrap_or(0).min(99);
+    y * 10_000 + m * 100 + day
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn top_score_orders_rating_then_date() {
+        let a = top_score([Some(2600), Some(2500)], Some("2001"));
+        let b = top_score([Some(2500), None], Some("2020-01-01"));
+        let c = top_score([None, None], Some("2020-01-02"));
+        let d = top_score([None, None], Some("2020-01"));
+        assert!(a > b && b > c && c > d);
+    }
+
+    #[test]
+    fn keys_sort_in_table_order_like_their_rowids() {
+        let keys: Vec<PositionKey> = [u64::MAX, 0, 1 << 63, 5, (1 << 63) - 1, 1 << 62]
+            .into_iter()
+            .map(PositionKey)
+            .collect();
+        let mut by_rowid = keys.clone();
+        by_rowid.sort_by_key(|k| k.to_rowid());
+        let mut by_order = keys.clone();
+        by_order.sort_by_key(|k| k.table_order());
+        assert_eq!(by_rowid, by_order);
+        for k in keys {
+            assert_eq!(PositionKey::from_rowid(k.to_rowid()), k);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Every SQL statement the store runs, by name. The tables are described in
+//! `schema/README.md` and created by `schema/*.sql`; the other files of the store prepare
+//! these constants (cached per connection) and never write SQL text of their own.
+
+/// Stores a game unless its hash is already stored (then no row changes).
+pub(super) const INSERT_GAME: &str = "INSERT OR IGNORE INTO games (hash, variant, source, \
+    source_index, event, site, round, date, first, second, first_rating, second_rating, result, \
+    ecco, opening, variation, first_formation, second_formation, start_fen, plies, moves, \
+    time_base, time_increment, speed, mode, termination) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, \
+    ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
+
+/// Every source path with its id.
+pub(super) const SOURCES: &str = "SELECT path, id FROM sources";
+/// A new source path.
+pub(super) const INSERT_SOURCE: &str = "INSERT INTO sources (path) VALUES (?1)";
+/// Drops a source path no stored game came from.
+pub(super) const DELETE_SOURCE: &str = "DELETE FROM sources WHERE id = ?1";
+
+/// The range row a key falls in: the greatest start at or below it.
+pub(super) const RANGE_AT: &str = "SELECT start, entries FROM position_ranges WHERE start <= ?1 \
+    ORDER BY start DESC LIMIT 1";
+/// The start of the range row after a key's.
+pub(super) const RANGE_AFTER: &str =
+    "SELECT start FROM position_ranges WHERE start > ?1 ORDER BY start LIMIT 1";
+/// Writes a range row.
+pub(super) const REPLACE_RANGE: &str =
+    "INSERT OR REPLACE INTO position_ranges (start, entries) VALUES (?1, ?2)";
+/// Every range row, in key order.
+pub(super) const ALL_RANGES: &str = "SELECT start, entries FROM position_ranges ORDER BY start";
+
+/// Writes a busy position's row.
+pub(super) const REPLACE_POSITION: &str =
+    "INSERT OR REPLACE INTO positions (key, summary, links, buckets) VALUES (?1, ?2, ?3, ?4)";
+/// A busy position's summary, links and buckets.
+pub(super) const BUSY_ROW: &str = "SELECT summary, links, buckets FROM positions WHERE key = ?1";
+/// A busy position's buckets alone.
+pub(super) const BUSY_BUCKETS: &str = "SELECT buckets FROM positions WHERE key = ?1";
+
+/// A game's facts (see `game_facts`).
+pub(super) const GAME_FACTS: &str = "SELECT facts FROM game_facts WHERE id = ?1";
+/// Stores a game's facts.
+pub(super) const INSERT_GAME_FACTS: &str =
+    "INSERT OR REPLACE INTO game_facts (id, facts) VALUES (?1, ?2)";
+/// A busy position's summary alone.
+pub(super) const BUSY_SUMMARY: &str = "SELECT summary FROM positions WHERE key = ?1";
+
+/// A game as the statistics read it (see `read::through_row`), by id.
+pub(super) const THROUGH_BY_ID: &str = "SELECT id, first, second, first_rating, second_rating, \
+    result, date, event, ecco, first_formation, second_formation, variant, speed, mode, termination \
+    FROM games WHERE id = ?1";
+/// The same for the games of an id range, in id order.
+pub(super) const THROUGH_BETWEEN: &str = "SELECT id, first, second, first_rating, \
+    second_rating, result, date, event, ecco, first_formation, second_formation, variant, speed, mode, \
+    termination FROM games WHERE id BETWEEN ?1 AND ?2 ORDER BY id";
+
+/// A whole stored game with its source path (see `read::stored_game`), by id.
+pub(super) const GAME_BY_ID: &str = "SELECT g.id, g.variant, s.path, g.source_index, g.event, \
+    g.site, g.round, g.date, g.first, g.second, g.first_rating, g.second_rating, g.result, \
+    g.ecco, g.opening, g.variation, g.first_formation, g.second_formation, g.start_fen, g.moves, \
+    g.time_base, g.time_increment, g.speed, g.mode, g.termination FROM games g LEFT JOIN sources s ON s.id = g.source WHERE g.id = ?1";
+/// The next page of whole games of a variant after an id.
+pub(super) const GAMES_PAGE: &str = "SELECT g.id, g.variant, s.path, g.source_index, g.event, \
+    g.site, g.round, g.date, g.first, g.second, g.first_rating, g.second_rating, g.result, \
+    g.ecco, g.opening, g.variation, g.first_formation, g.second_formation, g.start_fen, g.moves, \
+    g.time_base, g.time_increment, g.speed, g.mode, g.termination FROM games g LEFT JOIN sources s ON s.id = g.source WHERE g.variant = ?1 AND g.id > ?2 \
+    ORDER BY g.id LIMIT 1000";
+/// Games of a variant.
+pub(super) const COUNT_GAMES: &str = "SELECT count(*) FROM games WHERE variant = ?1";
+/// The file's size in bytes.
+pub(super) const FILE_BYTES: &str =
+    "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size";
+/// The ten most frequent events.
+pub(super) const TOP_EVENTS: &str = "SELECT event, count(*) AS n FROM games \
+    WHERE event IS NOT NULL AND event <> '' GROUP BY event ORDER BY n DESC, event LIMIT 10";
+
+/// A `meta` setting.
+pub(super) const META_GET: &str = "SELECT value FROM meta WHERE name = ?1";
+/// Records a `meta` setting.
+pub(super) const META_SET: &str = "INSERT INTO meta (name, value) VALUES (?1, ?2)";
+
+/// Empties the `WAL` into the main file.
+pub(super) const CHECKPOINT: &str = "PRAGMA wal_checkpoint(TRUNCATE)";
+/// The schema version.
+pub(super) const USER_VERSION: &str = "PRAGMA user_version";
+/// Gives freed pages back to the file system.
+pub(super) const VACUUM: &str = "VACUUM";
