@@ -8,7 +8,7 @@
 use std::time::Instant;
 
 use qipu::{
-    explorer::{explore, Query},
+    explorer::{explore, line, Query},
     formats::{Game, MoveNode, Source},
     pipeline::{import, ImportOptions},
     rules::{AnyPosition, Variant},
@@ -57,14 +57,13 @@ fn lookups(store: &Store, lines: &[Vec<String>]) {
     let start = Instant::now();
     let mut n = 0u64;
     let mut games = 0u64;
-    for line in lines {
-        let q = Query {
-            variant: "xiangqi".into(),
-            moves: line.clone(),
-            ..Query::default()
+    for moves in lines {
+        // Reading the line is part of a lookup, as it was when `explore` parsed it.
+        let Ok(l) = line(Variant::Xiangqi, None, moves, None) else {
+            continue;
         };
-        if let Ok(e) = explore(store, &q) {
-            games += e.games;
+        if let Ok(e) = explore(store, &Query::at(l)) {
+            games += e.counts.games;
         }
         n += 1;
     }

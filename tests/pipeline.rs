@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use qipu::{
-    explorer::{explore, Query},
+    explorer::{json::ExploreJson, line, Query},
     formats::{Game, GameError, MoveNode, Source},
     pipeline::{import, ImportOptions},
     rules::{AnyPosition, Color, Move, Outcome, Variant},
@@ -204,7 +204,7 @@ pub fn expected(
     e
 }
 
-pub fn observed(x: &qipu::explorer::Explore) -> Expected {
+pub fn observed(x: &ExploreJson) -> Expected {
     Expected {
         games: x.games,
         first_wins: x.first_wins,
@@ -244,11 +244,18 @@ fn inputs(games: &[TestGame]) -> Vec<Result<Game, GameError>> {
 }
 
 fn query(moves: &[Move]) -> Query {
-    Query {
-        variant: "xiangqi".into(),
-        moves: moves.iter().map(|m| m.to_string()).collect(),
-        ..Query::default()
-    }
+    let texts: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+    line_query(Variant::Xiangqi, &texts)
+}
+
+/// The unfiltered query of the position after `moves` (any notation).
+pub fn line_query(variant: Variant, moves: &[String]) -> Query {
+    Query::at(line(variant, None, moves, None).unwrap())
+}
+
+/// Runs a query and returns its JSON form (the contract the CLI and the API print).
+pub fn explore(store: &Store, q: &Query) -> Result<ExploreJson, qipu::explorer::Error> {
+    qipu::explorer::explore(store, q).map(|a| ExploreJson::from(&a))
 }
 
 fn key_after(moves: &[Move]) -> u64 {
@@ -335,24 +342,29 @@ fn filters_equal_an_independent_count() {
         let key = key_after(&line);
         // Player on a side.
         let mut q = query(&line);
-        q.player = Some("hu ronghua".into());
-        q.side = Some("second".into());
+        q.filter.player = Some("hu ronghua".into());
+        q.filter.side = Some(Color::Second);
         let want = expected(&distinct, key, 0, |g| {
             g.second.as_deref() == Some("Hu Ronghua")
         });
         assert_eq!(observed(&explore(&store, &q).unwrap()), want);
-        // Minimum rating: at least one rating known, all known ratings at least 2300.
+        // Rating band 2300..=2500 on the mean of the known ratings (at least one known).
         let mut q = query(&line);
-        q.min_rating = Some(2300);
+        q.filter.min_rating = Some(2300);
+        q.filter.max_rating = Some(2500);
         let want = expected(&distinct, key, 0, |g| {
             let known: Vec<u32> = g.ratings.iter().flatten().copied().collect();
-            !known.is_empty() && known.iter().all(|&r| r >= 2300)
+            !known.is_empty() && {
+                let sum: u32 = known.iter().sum();
+                let n = known.len() as u32;
+                sum >= 2300 * n && sum <= 2500 * n
+            }
         });
         assert_eq!(observed(&explore(&store, &q).unwrap()), want);
         // Date range 2003..=2005 (by year: every generated date starts with its year).
         let mut q = query(&line);
-        q.since = Some("2003".into());
-        q.until = Some("2005".into());
+        q.filter.since = Some("2003".parse().unwrap());
+        q.filter.until = Some("2005".parse().unwrap());
         let want = expected(&distinct, key, 0, |g| {
             g.date
                 .as_deref()
@@ -362,7 +374,7 @@ fn filters_equal_an_independent_count() {
         assert_eq!(observed(&explore(&store, &q).unwrap()), want);
         // Event substring.
         let mut q = query(&line);
-        q.event = Some("goats".into());
+        q.filter.event = Some("goats".into());
         let want = expected(&distinct, key, 0, |g| {
             g.event.as_deref() == Some("Five Goats Cup")
         });
@@ -670,16 +682,12 @@ fn moves_carry_wxf_chinese_and_korean_notation() {
     assert_eq!(start.moves[0].notation["wxf"], "C2.5");
     assert_eq!(start.moves[0].notation["chinese"], "炮二平五");
     // Any notation in, the reply to 炮二平五 is Black's 马８进７ (full-width digit).
-    let mut q = query(&[]);
-    q.moves = vec!["炮二平五".into()];
+    let q = line_query(Variant::Xiangqi, &["炮二平五".to_string()]);
     let reply = explore(&store, &q).unwrap();
     assert_eq!(reply.moves[0].mv, "h9g7");
     assert_eq!(reply.moves[0].notation["chinese"], "马８进７");
     assert_eq!(reply.moves[0].notation["wxf"], "H8+7");
-    let q = Query {
-        variant: "janggi".into(),
-        ..Query::default()
-    };
+    let q = line_query(Variant::Janggi, &[]);
     let janggi = explore(&store, &q).unwrap();
     assert_eq!(janggi.moves[0].notation["korean"], "08마87");
     assert!(!janggi.moves[0].notation.contains_key("wxf"));
@@ -719,4 +727,43 @@ fn a_failing_writer_stops_the_import_with_its_error() {
         .map(|r| r.counts.games)
         .sum();
     assert_eq!(total, 100);
+}
+
+/// Games of unknown result (`*`) count as games but not as statistics: `decided` says how many
+/// results are known, the score rests on them alone and is `null` when there are none.
+#[test]
+fn unknown_results_are_not_statistics() {
+    let game = |moves: &str, result: Option<Outcome>| {
+        let mut g = Game::new(Variant::Xiangqi, Source::default());
+        g.moves = moves.split(' ').map(MoveNode::new).collect();
+        g.tags.result = result;
+        g.tags.first = Some(format!("P{moves}{result:?}"));
+        Ok(g)
+    };
+    let red = Some(Outcome::Decisive {
+        winner: Color::First,
+    });
+    let games = vec![
+        game("h2e2 h9g7", red),
+        game("h2e2 b9c7", None),
+        game("h2e2 h7e7", None),
+        game("c3c4", None),
+    ];
+    let mut store = Store::open_in_memory().unwrap();
+    import(
+        &mut store,
+        games.into_iter(),
+        &ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    let v = explore(&store, &query(&[])).unwrap();
+    assert_eq!((v.games, v.decided, v.first_wins), (4, 1, 1));
+    let h2e2 = v.moves.iter().find(|m| m.mv == "h2e2").unwrap();
+    assert_eq!((h2e2.games, h2e2.decided), (3, 1));
+    assert_eq!(h2e2.score, Some(1.0), "one decided game, won by Red");
+    let c3c4 = v.moves.iter().find(|m| m.mv == "c3c4").unwrap();
+    assert_eq!((c3c4.games, c3c4.decided, c3c4.score), (1, 0, None));
+    let json = serde_json::to_value(&v).unwrap();
+    assert_eq!(json["moves"][1]["score"], serde_json::Value::Null);
 }

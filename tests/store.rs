@@ -160,6 +160,23 @@ fn independent_order(games: &[qipu::store::GameThrough]) -> Vec<i64> {
     keyed.iter().map(|k| k.2).collect()
 }
 
+/// The explorer's top-games order: games with a known result first, then those with real
+/// names on both sides (not missing, not `?`, not the `红方棋手`/`黑方棋手` placeholders), each
+/// group in [`independent_order`].
+fn explorer_order(games: &[qipu::store::GameThrough]) -> Vec<i64> {
+    let unreal = |n: &Option<String>| {
+        let n = n.as_deref().unwrap_or("").trim();
+        n.is_empty() || n.chars().all(|c| c == '?') || ["红方棋手", "黑方棋手"].contains(&n)
+    };
+    let group = |id: i64| {
+        let g = games.iter().find(|g| g.id == id).unwrap();
+        (g.result.is_none(), unreal(&g.first) || unreal(&g.second))
+    };
+    let mut order = independent_order(games);
+    order.sort_by_key(|&id| group(id)); // stable: keeps the rating/date order in a group
+    order
+}
+
 /// The best games through the start position of the bundled ccpd sample (679 games, more
 /// than a summary keeps): the summary's list and the full count agree with an order computed
 /// here from the games' ratings and dates.
@@ -206,21 +223,23 @@ fn best_games_from_the_summary_and_from_all_games_agree() {
     let mut both = right.clone();
     both.extend(playing(after("b2e2"), "b9c7"));
     for (mirror, games) in [(false, right), (true, both)] {
-        let q = qipu::explorer::Query {
-            variant: "xiangqi".into(),
-            moves: vec!["h2e2".into()],
-            top_games: 30,
-            top_move: Some("马８进７".into()),
+        let l = qipu::explorer::line(Variant::Xiangqi, None, &["h2e2".to_string()], None).unwrap();
+        let q = qipu::explorer::Query::new(
+            l,
+            qipu::explorer::Filter::default(),
             mirror,
-            ..Default::default()
-        };
+            0,
+            30,
+            Some("马８进７"),
+        )
+        .unwrap();
         let got: Vec<i64> = qipu::explorer::explore(&store, &q)
             .unwrap()
             .top_games
             .iter()
             .map(|g| g.id)
             .collect();
-        let mut want = independent_order(&games);
+        let mut want = explorer_order(&games);
         want.truncate(30);
         assert_eq!(got.len(), 30);
         assert_eq!(got, want, "mirror {mirror}");
@@ -327,10 +346,7 @@ fn source_files_are_stored_once_and_only_with_their_games() {
 fn corrupt_rows_are_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();
     let start = qipu::rules::AnyPosition::new(Variant::Xiangqi).key();
-    let q = qipu::explorer::Query {
-        variant: "xiangqi".into(),
-        ..Default::default()
-    };
+    let q = crate::pipeline::line_query(Variant::Xiangqi, &[]);
     // A bad move list and a truncated range row, a summary of an unknown format, a summary
     // cut short, a busy position without its row, and links to games that are not stored.
     let damage = [
@@ -419,31 +435,24 @@ fn a_game_missing_under_a_busy_position_is_an_error() {
 
 #[test]
 fn explorer_rejects_bad_queries() {
+    use qipu::explorer::{line, Filter, Query};
     let s = Store::open_in_memory().unwrap();
-    let bad = |q: qipu::explorer::Query| {
-        matches!(
-            qipu::explorer::explore(&s, &q),
-            Err(qipu::explorer::Error::Query(_))
-        )
+    let texts = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+    assert!(qipu::explorer::parse_variant("chess").is_err());
+    assert!(line(Variant::Xiangqi, Some("not a fen"), &[], None).is_err());
+    assert!(line(Variant::Xiangqi, None, &texts(&["h2e2", "h2e2"]), None).is_err());
+    assert!(qipu::explorer::parse_side("left").is_err());
+    let start = || line(Variant::Xiangqi, None, &[], None).unwrap();
+    let side_alone = Filter {
+        side: Some(qipu::rules::Color::First),
+        ..Filter::default()
     };
-    let q = |f: &dyn Fn(&mut qipu::explorer::Query)| {
-        let mut q = qipu::explorer::Query {
-            variant: "xiangqi".into(),
-            ..Default::default()
-        };
-        f(&mut q);
-        q
-    };
-    assert!(bad(q(&|q| q.variant = "chess".into())));
-    assert!(bad(q(&|q| q.fen = Some("not a fen".into()))));
-    assert!(bad(q(&|q| q.moves = vec!["h2e2".into(), "h2e2".into()])));
-    assert!(bad(q(&|q| {
-        q.player = Some("x".into());
-        q.side = Some("left".into());
-    })));
-    // An empty database answers with zero games.
-    let e = qipu::explorer::explore(&s, &q(&|_| {})).unwrap();
+    assert!(Query::new(start(), side_alone, false, 0, 10, None).is_err());
+    assert!(Query::new(start(), Filter::default(), false, 0, 10, Some("h2h8")).is_err());
+    // An empty database answers with zero games, and says so.
+    let e = crate::pipeline::explore(&s, &Query::at(start())).unwrap();
     assert_eq!((e.games, e.moves.len(), e.opening), (0, 0, None));
+    assert_eq!(e.no_games.as_deref(), Some("empty_database"));
 }
 
 mod cli {
@@ -771,7 +780,6 @@ mod shared {
     };
 
     use qipu::{
-        explorer::{explore, Query},
         rules::{AnyPosition, Color, Move, Outcome, Variant},
         store::Store,
     };
@@ -779,7 +787,7 @@ mod shared {
 
     use crate::{
         common::{fs_move, shared_dir},
-        pipeline::{expected, observed, TestGame},
+        pipeline::{expected, explore, line_query, observed, TestGame},
     };
 
     fn import(paths: &[&Path], db: &Path, extra: &[&str]) -> (i32, Value) {
@@ -881,11 +889,8 @@ mod shared {
                 pos.play_unchecked(m);
             }
             let want = expected(&games, pos.key(), 40, |_| true);
-            let q = Query {
-                variant: "xiangqi".into(),
-                moves: line.iter().map(|m| m.to_string()).collect(),
-                ..Query::default()
-            };
+            let texts: Vec<String> = line.iter().map(|m| m.to_string()).collect();
+            let q = line_query(Variant::Xiangqi, &texts);
             let got = explore(&store, &q).unwrap();
             assert_eq!(observed(&got), want, "after {line:?}");
         }
@@ -948,12 +953,9 @@ mod shared {
                 }
                 for n in [0, 4, 10, 20] {
                     if n <= g.moves.len() {
-                        let moves = g.moves[..n].iter().map(|m| m.to_string()).collect();
-                        lines.push(Query {
-                            variant: v.name().into(),
-                            moves,
-                            ..Query::default()
-                        });
+                        let moves: Vec<String> =
+                            g.moves[..n].iter().map(|m| m.to_string()).collect();
+                        lines.push(line_query(v, &moves));
                     }
                 }
             }

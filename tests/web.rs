@@ -764,3 +764,180 @@ fn probe_route() {
     assert_error_at(addr, "/api/probe?variant=janggi", 400, "");
     assert_error("/api/probe", 503, "no books");
 }
+
+/// One table of explorer queries, each written once as `qipu explore` arguments and once as
+/// an `/api/explore` query string: both accept it and print the same JSON, or both refuse it.
+#[test]
+fn the_cli_and_the_api_accept_the_same_queries() {
+    // A Janggi line that continues while the generals face each other (bikjang): legal under
+    // the server rules the games are replayed under, refused by the tournament rules.
+    const BIKJANG: &str = "e3d3 e6f6 a0a1";
+    let ok: &[(&[&str], &str)] = &[
+        (&[], ""),
+        (&["--variant", "janggi"], "variant=janggi"),
+        (&["--variant", "Janggi"], "variant=Janggi"),
+        (&["--moves", "h2e2"], "moves=h2e2"),
+        (&["--moves", "C2.5", "h9g7"], "moves=C2.5,h9g7"),
+        (&["--moves", "h2e2,h9g7"], "moves=h2e2+h9g7"),
+        (
+            &["--moves", "炮二平五"],
+            "moves=%E7%82%AE%E4%BA%8C%E5%B9%B3%E4%BA%94",
+        ),
+        (&["--player", "呂欽"], "player=%E5%91%82%E6%AC%BD"),
+        (
+            &["--player", "呂欽", "--side", "red"],
+            "player=%E5%91%82%E6%AC%BD&side=red",
+        ),
+        (
+            &["--player", "呂欽", "--side", "Black"],
+            "player=%E5%91%82%E6%AC%BD&side=Black",
+        ),
+        (
+            &["--player", "kim", "--side", "cho", "--variant", "janggi"],
+            "player=kim&side=cho&variant=janggi",
+        ),
+        (
+            &["--player", "LEE", "--side", "han", "--variant", "janggi"],
+            "player=LEE&side=han&variant=janggi",
+        ),
+        (
+            &["--player", "ann", "--side", "first"],
+            "player=ann&side=first",
+        ),
+        (
+            &["--player", "Bo", "--side", "second"],
+            "player=Bo&side=second",
+        ),
+        (&["--player", "an"], "player=an"),
+        (&["--since", "2008"], "since=2008"),
+        (&["--until", "2007-12"], "until=2007-12"),
+        (
+            &["--since", "2007.01.01", "--until", "2010-03-13"],
+            "since=2007.01.01&until=2010-03-13",
+        ),
+        (&["--min-rating", "2600"], "min_rating=2600"),
+        (
+            &["--min-rating", "2500", "--max-rating", "2600"],
+            "min_rating=2500&max_rating=2600",
+        ),
+        (&["--event", "cup"], "event=cup"),
+        (&["--speed", "blitz,rapid"], "speed=blitz,rapid"),
+        (&["--mode", "rated"], "mode=rated"),
+        (&["--mirror", "--moves", "h2e2"], "mirror=1&moves=h2e2"),
+        (&["--limit", "1"], "limit=1"),
+        (&["--top-games", "0"], "top_games=0"),
+        (&["--top-games", "1"], "top_games=1"),
+        (
+            &["--moves", "h2e2", "--top-move", "马８进７"],
+            "moves=h2e2&top_move=%E9%A9%AC%EF%BC%98%E8%BF%9B%EF%BC%97",
+        ),
+        (
+            &["--variant", "janggi", "--moves", BIKJANG],
+            "variant=janggi&moves=e3d3,e6f6,a0a1",
+        ),
+        (
+            &[
+                "--variant",
+                "janggi",
+                "--rules",
+                "server",
+                "--moves",
+                BIKJANG,
+            ],
+            "variant=janggi&rules=server&moves=e3d3,e6f6,a0a1",
+        ),
+        (&["--moves", "i3i4"], "moves=i3i4"),
+    ];
+    let bad: &[(&[&str], &str)] = &[
+        (&["--since", "yesterday"], "since=yesterday"),
+        (&["--since", "2010-13"], "since=2010-13"),
+        (&["--until", "2010-02-30"], "until=2010-02-30"),
+        (
+            &["--since", "2009", "--until", "2008"],
+            "since=2009&until=2008",
+        ),
+        (&["--player", "x", "--side", "white"], "player=x&side=white"),
+        (&["--side", "red"], "side=red"),
+        (
+            &["--min-rating", "2600", "--max-rating", "2500"],
+            "min_rating=2600&max_rating=2500",
+        ),
+        (&["--max-rating", "20000"], "max_rating=20000"),
+        (&["--min-rating", "-5"], "min_rating=-5"),
+        (&["--speed", "hyper"], "speed=hyper"),
+        (&["--mode", "ranked"], "mode=ranked"),
+        (
+            &["--variant", "janggi", "--rules", "kakao"],
+            "variant=janggi&rules=kakao",
+        ),
+        (
+            &[
+                "--variant",
+                "janggi",
+                "--rules",
+                "tournament",
+                "--moves",
+                BIKJANG,
+            ],
+            "variant=janggi&rules=tournament&moves=e3d3,e6f6,a0a1",
+        ),
+        (&["--variant", "chess"], "variant=chess"),
+        (&["--fen", "nonsense"], "fen=nonsense"),
+        (&["--moves", "h2h8"], "moves=h2h8"),
+        (&["--limit", "100000"], "limit=100000"),
+        (&["--top-games", "1000"], "top_games=1000"),
+        (
+            &["--moves", "h2e2", "--top-move", "h2e2"],
+            "moves=h2e2&top_move=h2e2",
+        ),
+    ];
+    let db = test_db("table");
+    let addr = start(Some(db.clone()));
+    let cli = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_qipu"))
+            .args(["explore", "--json", "--db", db.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        let json = serde_json::from_slice::<Value>(&out.stdout).ok();
+        (
+            out.status.code(),
+            json,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for (args, query) in ok {
+        let (code, json, err) = cli(args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        let a = request_to(addr, "GET", &format!("/api/explore?{query}"));
+        assert_eq!(a.status, 200, "{query}: {}", a.text());
+        assert_eq!(json.unwrap(), a.json(), "{args:?} vs {query}");
+    }
+    for (args, query) in bad {
+        let (code, _, err) = cli(args);
+        assert_eq!(code, Some(2), "{args:?} was accepted");
+        assert!(!err.trim().is_empty(), "{args:?}: no message");
+        let a = request_to(addr, "GET", &format!("/api/explore?{query}"));
+        assert_eq!(a.status, 400, "{query}: {}", a.text());
+    }
+}
+
+/// The answer counts only decided games as statistics, and says why it has no games.
+#[test]
+fn explore_decided_games_and_empty_answers() {
+    // Every game of the test database has a known result.
+    let v = explore("variant=xiangqi");
+    assert_eq!(
+        (v["games"].as_u64(), v["decided"].as_u64()),
+        (Some(4), Some(4))
+    );
+    assert_eq!(v["no_games"], Value::Null);
+    let v = explore("moves=i3i4");
+    assert_eq!(v["no_games"], "not_reached");
+    let v = explore("player=nobody");
+    assert_eq!(v["no_games"], "filtered");
+    assert_eq!(explore("top_games=0")["top_games"], json!([]));
+    // Whole folded names, not substrings: `an` is nobody, `ANN` is Ann.
+    assert_eq!(totals(&explore("player=an")), (0, 0, 0, 0));
+    assert_eq!(totals(&explore("player=ANN")), (1, 0, 0, 1));
+}

@@ -6,19 +6,26 @@ use clap::Args;
 
 use super::CliError;
 use crate::{
-    explorer::{explore as run_query, Explore, Query},
+    explorer::{
+        explore as run_query, json::ExploreJson, line, parse_side, parse_variant, Answer, Filter,
+        PartialDate, Query, DEFAULT_TOP_GAMES,
+    },
+    formats::facts::{Mode, Speed},
+    notation::parse_rules,
+    rules::{Color, JanggiRules, Variant},
     store::Store,
 };
 
-/// Arguments of `qipu explore`.
+/// Arguments of `qipu explore`. Each is read with the parser `/api/explore` uses for the
+/// parameter of the same name, and checked by the same [`Query::new`].
 #[derive(Args, Debug)]
 pub struct ExploreArgs {
     /// The database.
     #[arg(long, default_value = "qipu.db")]
     db: PathBuf,
     /// The game: xiangqi or janggi.
-    #[arg(long, default_value = "xiangqi")]
-    variant: String,
+    #[arg(long, default_value = "xiangqi", value_parser = parse_variant)]
+    variant: Variant,
     /// Start position (default: the standard start).
     #[arg(long)]
     fen: Option<String>,
@@ -26,32 +33,46 @@ pub struct ExploreArgs {
     /// quoted string).
     #[arg(long, num_args = 1..)]
     moves: Vec<String>,
-    /// Only games on or after this date (YYYY, YYYY-MM or YYYY-MM-DD).
+    /// Janggi rule set the moves are played under: tournament, traditional, casual or
+    /// server (default: server, the rules the database's games were replayed under).
+    #[arg(long, value_parser = parse_rules)]
+    rules: Option<JanggiRules>,
+    /// Only games on or after this date (YYYY, YYYY-MM, YYYY-MM-DD or YYYY.MM.DD; a
+    /// partial date is kept unless certainly outside the range).
     #[arg(long)]
-    since: Option<String>,
+    since: Option<PartialDate>,
     /// Only games on or before this date.
     #[arg(long)]
-    until: Option<String>,
-    /// Only games whose known ratings are all at least this.
+    until: Option<PartialDate>,
+    /// Only games whose mean known rating is at least this.
     #[arg(long)]
     min_rating: Option<u32>,
-    /// Only games of this player (substring of either name, or of the one on --side).
+    /// Only games whose mean known rating is at most this.
+    #[arg(long)]
+    max_rating: Option<u32>,
+    /// Only games of this player (the whole name, compared ignoring case, width and spaces).
     #[arg(long)]
     player: Option<String>,
-    /// With --player: first (Red/Cho) or second (Black/Han).
-    #[arg(long)]
-    side: Option<String>,
+    /// With --player: red, black, cho, han, first or second.
+    #[arg(long, value_parser = parse_side)]
+    side: Option<Color>,
     /// Only games whose event contains this text.
     #[arg(long)]
     event: Option<String>,
+    /// Only games of these speeds: bullet, blitz, rapid, classical (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    speed: Vec<Speed>,
+    /// Only rated or only casual games.
+    #[arg(long)]
+    mode: Option<Mode>,
     /// Merge the position with its left-right mirror.
     #[arg(long)]
     mirror: bool,
     /// At most this many moves (0 = all).
     #[arg(long, default_value_t = 0)]
     limit: usize,
-    /// At most this many top games.
-    #[arg(long, default_value_t = 10)]
+    /// At most this many top games (0 = none).
+    #[arg(long, default_value_t = DEFAULT_TOP_GAMES)]
     top_games: usize,
     /// List as top games the best games that played this move here (any notation).
     #[arg(long)]
@@ -61,28 +82,51 @@ pub struct ExploreArgs {
     json: bool,
 }
 
+/// Text given on the command line, trimmed; empty text counts as absent (as in a query
+/// string).
+fn given(s: &Option<String>) -> Option<String> {
+    s.as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+}
+
 impl ExploreArgs {
-    fn query(&self) -> Query {
-        Query {
-            variant: self.variant.clone(),
-            fen: self.fen.clone(),
-            moves: self.moves.clone(),
-            since: self.since.clone(),
-            until: self.until.clone(),
+    /// The typed query.
+    ///
+    /// # Errors
+    /// A message naming the bad FEN, move or filter.
+    pub fn query(&self) -> Result<Query, String> {
+        let line = line(self.variant, self.fen.as_deref(), &self.moves, self.rules)
+            .map_err(|e| e.to_string())?;
+        let mut speeds = self.speed.clone();
+        speeds.sort();
+        speeds.dedup();
+        let filter = Filter {
+            since: self.since,
+            until: self.until,
             min_rating: self.min_rating,
-            player: self.player.clone(),
-            side: self.side.clone(),
-            event: self.event.clone(),
-            mirror: self.mirror,
-            limit: self.limit,
-            top_games: self.top_games,
-            top_move: self.top_move.clone(),
-        }
+            max_rating: self.max_rating,
+            player: given(&self.player),
+            side: self.side,
+            event: given(&self.event),
+            speeds,
+            mode: self.mode,
+        };
+        Query::new(
+            line,
+            filter,
+            self.mirror,
+            self.limit,
+            self.top_games,
+            self.top_move.as_deref(),
+        )
     }
 }
 
 /// Runs `qipu explore`.
 pub fn explore(args: &ExploreArgs) -> Result<ExitCode, CliError> {
+    let query = args.query()?;
     if !args.db.exists() {
         return Err(format!(
             "{}: no such database (create one with `qipu import`)",
@@ -91,10 +135,10 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode, CliError> {
         .into());
     }
     let store = Store::open_read_only(&args.db)?;
-    let answer = run_query(&store, &args.query())?;
+    let answer = run_query(&store, &query)?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &answer)?;
+        serde_json::to_writer_pretty(&mut out, &ExploreJson::from(&answer))?;
         writeln!(out)?;
     } else {
         write_table(&mut out, &answer)?;
@@ -129,11 +173,12 @@ fn pad(s: &str, width: usize) -> String {
     format!("{s}{}", " ".repeat(width.saturating_sub(w)))
 }
 
-fn pct(n: u64, d: u64) -> f64 {
+/// A percentage of the decided games, `—` when none is decided.
+fn pct(n: u64, d: u64) -> String {
     if d == 0 {
-        0.0
+        "—".to_string()
     } else {
-        100.0 * n as f64 / d as f64
+        format!("{:.1}%", 100.0 * n as f64 / d as f64)
     }
 }
 
@@ -150,8 +195,15 @@ fn bar(first: u64, draws: u64, second: u64, width: usize) -> String {
     format!("{}{}{}", "█".repeat(a), "▒".repeat(b), "░".repeat(c))
 }
 
-fn write_table(out: &mut impl Write, e: &Explore) -> std::io::Result<()> {
-    let (first, second) = if e.variant == "janggi" {
+/// Right-aligns text in `width` terminal columns.
+fn right(s: &str, width: usize) -> String {
+    format!("{}{s}", " ".repeat(width.saturating_sub(display_width(s))))
+}
+
+/// Writes the answer as the terminal table.
+pub fn write_table(out: &mut impl Write, a: &Answer) -> std::io::Result<()> {
+    let e = ExploreJson::from(a);
+    let (first, second) = if a.variant == Variant::Janggi {
         ("Cho", "Han")
     } else {
         ("Red", "Black")
@@ -166,19 +218,48 @@ fn write_table(out: &mut impl Write, e: &Explore) -> std::io::Result<()> {
         }
     }
     writeln!(out)?;
-    let decided = e.first_wins + e.draws + e.second_wins;
     writeln!(
         out,
-        "{} games: {first} {:.1}%  draw {:.1}%  {second} {:.1}%",
+        "{} games, {} decided: {first} {}  draw {}  {second} {}",
         e.games,
-        pct(e.first_wins, decided),
-        pct(e.draws, decided),
-        pct(e.second_wins, decided),
+        e.decided,
+        pct(e.first_wins, e.decided),
+        pct(e.draws, e.decided),
+        pct(e.second_wins, e.decided),
     )?;
-    if e.moves.is_empty() {
-        writeln!(out, "\nno games in the database go through this position")?;
+    if let Some(why) = a.no_games {
+        writeln!(out, "\nno games: {}", why.message())?;
         return Ok(());
     }
+    if e.moves.is_empty() {
+        writeln!(out, "\nno game continues from this position")?;
+    } else {
+        write_moves(out, &e, first, second)?;
+    }
+    if !e.top_games.is_empty() {
+        writeln!(out, "\ntop games")?;
+        for g in &e.top_games {
+            writeln!(
+                out,
+                "  #{:<7} {} - {}  {:<7} {}  {}",
+                g.id,
+                g.first.as_deref().unwrap_or("?"),
+                g.second.as_deref().unwrap_or("?"),
+                g.result,
+                g.date.as_deref().unwrap_or("-"),
+                g.event.as_deref().unwrap_or(""),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn write_moves(
+    out: &mut impl Write,
+    e: &ExploreJson,
+    first: &str,
+    second: &str,
+) -> std::io::Result<()> {
     let keys: Vec<&str> = if e.variant == "janggi" {
         vec!["korean"]
     } else {
@@ -200,9 +281,10 @@ fn write_table(out: &mut impl Write, e: &Explore) -> std::io::Result<()> {
         header.push_str(&pad(k, w + 2));
     }
     header.push_str(&format!(
-        "{:>7} {:>6}  {:<20}  {:>6} {:>6} {:>6}  {:>5}  {:>6}  last",
+        "{:>7} {:>6} {:>7}  {:<20}  {:>6} {:>6} {:>6}  {:>5}  {:>6}  last",
         "games",
         "%",
+        "decided",
         format!("{first}/draw/{second}"),
         first,
         "draw",
@@ -216,35 +298,24 @@ fn write_table(out: &mut impl Write, e: &Explore) -> std::io::Result<()> {
         for (k, w) in keys.iter().zip(&widths) {
             line.push_str(&pad(m.notation.get(*k).map_or("", String::as_str), w + 2));
         }
-        let d = m.first_wins + m.draws + m.second_wins;
         line.push_str(&format!(
-            "{:>7} {:>5.1}%  {}  {:>5.1}% {:>5.1}% {:>5.1}%  {:>5.1}  {:>6}  {}",
+            "{:>7} {} {:>7}  {}  {} {} {}  {}  {:>6}  {}",
             m.games,
-            pct(m.games, e.games),
+            right(&pct(m.games, e.games), 6),
+            m.decided,
             bar(m.first_wins, m.draws, m.second_wins, 20),
-            pct(m.first_wins, d),
-            pct(m.draws, d),
-            pct(m.second_wins, d),
-            100.0 * m.score,
+            right(&pct(m.first_wins, m.decided), 6),
+            right(&pct(m.draws, m.decided), 6),
+            right(&pct(m.second_wins, m.decided), 6),
+            right(
+                &m.score
+                    .map_or("—".to_string(), |s| format!("{:.1}", 100.0 * s)),
+                5
+            ),
             m.avg_rating.map_or("-".to_string(), |r| format!("{r:.0}")),
             m.last_date.as_deref().unwrap_or("-"),
         ));
         writeln!(out, "{}", line.trim_end())?;
-    }
-    if !e.top_games.is_empty() {
-        writeln!(out, "\ntop games")?;
-        for g in &e.top_games {
-            writeln!(
-                out,
-                "  #{:<7} {} - {}  {:<7} {}  {}",
-                g.id,
-                g.first.as_deref().unwrap_or("?"),
-                g.second.as_deref().unwrap_or("?"),
-                g.result,
-                g.date.as_deref().unwrap_or("-"),
-                g.event.as_deref().unwrap_or(""),
-            )?;
-        }
     }
     Ok(())
 }

@@ -3,8 +3,8 @@
 use clap::{Args, ValueEnum};
 
 use crate::{
-    notation::parse_move,
-    rules::{AnyPosition, JanggiRules, Move, Variant},
+    notation::{Line, LineError},
+    rules::{AnyPosition, JanggiRules, Variant},
 };
 
 /// Variant names on the command line.
@@ -67,26 +67,21 @@ pub struct PositionArgs {
 }
 
 impl PositionArgs {
-    /// Builds the position, playing every move.
+    /// Builds the position, playing every move ([`Line::parse`]).
     ///
     /// # Errors
     /// A message naming the bad FEN or the first move that cannot be played.
     pub fn position(&self) -> Result<AnyPosition, String> {
-        let variant = Variant::from(self.variant);
-        let start = match &self.fen {
-            Some(fen) => AnyPosition::from_fen(variant, fen).map_err(|e| e.to_string())?,
-            None => AnyPosition::new(variant),
-        };
-        let mut pos = start.with_janggi_rules(self.rules.into());
-        for (ply, text) in self
-            .moves
-            .iter()
-            .flat_map(|m| m.split_whitespace())
-            .enumerate()
-        {
-            let m: Move = parse_move(&pos, text).map_err(|e| format!("move {}: {e}", ply + 1))?;
-            pos.play_unchecked(m);
-        }
-        Ok(pos)
+        Line::parse(
+            Variant::from(self.variant),
+            self.fen.as_deref(),
+            &self.moves,
+            self.rules.into(),
+        )
+        .map(|line| line.position)
+        .map_err(|e| match e {
+            LineError::Fen(e) => e.to_string(),
+            other => other.to_string(),
+        })
     }
 }

@@ -1,15 +1,23 @@
 //! The opening explorer: statistics of a position and of every move played from it.
 //!
-//! Without filters the answer comes from [`Store::lookup`]: the position's summary, or its
-//! few games (one row read, plus at most 32 game rows). With a filter (dates, rating, player,
-//! event) it is computed from every game through the position, each contributing the move it
-//! played there; the same games give the top-games list and the opening name.
-//! Transpositions are merged by construction (positions are keyed by their Zobrist key);
-//! `mirror` adds the left-right mirrored position, its moves mirrored back.
+//! A [`Query`] (typed: a [`Line`], a [`Filter`], what to list) goes in, an [`Answer`] (typed)
+//! comes out; [`json`] is the wire form of the answer. [`explore`] runs in three steps:
+//!
+//! 1. **gather**: per key (the position, and its mirror with `mirror`) the move rows and the
+//!    candidate top games: from [`Store::lookup`] without a filter (one summary row, or the
+//!    position's few games), or from [`gather_filtered`] with one;
+//! 2. **top games**: the candidates (or the games that played `top_move`), best first;
+//! 3. **assemble**: merge, sort, name the opening, say why there are no games.
+//!
+//! The opening name depends on the position only: it is computed from every game through the
+//! position, whatever the filter. Transpositions are merged by construction (positions are
+//! keyed by their Zobrist key). This module reads the store and the rules; it knows nothing of
+//! the CLI, the web layer or the import pipeline.
 //!
 //! ```
-//! use qipu::explorer::{explore, Query};
+//! use qipu::explorer::{explore, Query, EXPLORE_RULES};
 //! use qipu::formats::{Game, MoveNode, Source};
+//! use qipu::notation::Line;
 //! use qipu::rules::{Outcome, Variant};
 //! use qipu::store::{GameRecord, Store};
 //!
@@ -18,34 +26,40 @@
 //! game.moves = vec![MoveNode::new("h2e2"), MoveNode::new("h9g7")];
 //! game.tags.result = Some(Outcome::Draw);
 //! store.write_batch(&[GameRecord::from_game(&game, 40).unwrap()])?;
-//! let q = Query { variant: "xiangqi".into(), ..Query::default() };
-//! let answer = explore(&store, &q)?;
-//! assert_eq!((answer.games, answer.draws), (1, 1));
-//! assert_eq!(answer.moves[0].mv, "h2e2");
+//! let answer = explore(&store, &Query::at(Line::start(Variant::Xiangqi, EXPLORE_RULES)))?;
+//! assert_eq!((answer.counts.games, answer.counts.draws), (1, 1));
+//! assert_eq!(answer.moves[0].mv.to_string(), "h2e2");
 //! # Ok::<_, qipu::explorer::Error>(())
 //! ```
 
+mod answer;
+pub mod json;
 mod opening;
-mod types;
+mod query;
 
 use std::{
     collections::{BTreeMap, HashMap},
     fmt,
 };
 
-pub use opening::{ecco_name, name_position, opening_from_label};
-pub use types::{Explore, GameSummary, MoveStats, Opening, Query};
+pub use answer::{Answer, MoveLine, NoGames, TopGame};
+pub use opening::{ecco_name, name_position, opening_from_label, Opening};
+pub use query::{
+    mean_rating, parse_side, parse_speeds, parse_variant, Filter, GameFacts, PartialDate, Query,
+    DEFAULT_TOP_GAMES, EXPLORE_RULES, MAX_LIMIT, MAX_NAME, MAX_RATING, MAX_TOP_GAMES,
+};
 
 use crate::{
-    notation::{parse_move, render, Notation},
-    rules::{AnyPosition, Color, JanggiRules, Move, Outcome, Variant},
-    store::{GameCounts, GameThrough, MoveRow, PositionKey, Store, StoreError},
+    formats::names::fold,
+    notation::{render, Line, Notation},
+    rules::{AnyPosition, Move, Variant},
+    store::{GameCounts, GameThrough, MoveRow, PositionStats, Store, StoreError, TOP_KEPT},
 };
 
 /// Why a query could not be answered.
 #[derive(Debug)]
 pub enum Error {
-    /// The query is malformed: unknown variant, bad FEN, unplayable move, bad side.
+    /// The query is malformed.
     Query(String),
     /// The database failed.
     Store(StoreError),
@@ -75,127 +89,30 @@ impl From<StoreError> for Error {
     }
 }
 
-/// Default number of top games when the query asks for 0.
-pub const DEFAULT_TOP_GAMES: usize = 10;
-
-/// The position a query names: its start (FEN or standard) with the moves played.
+/// A move in the other notations of its game: `wxf` and `chinese` (simplified) for Xiangqi,
+/// `korean` for Janggi. The explorer's, the position route's and the probe route's
+/// `notation` objects.
 ///
-/// # Errors
-/// [`Error::Query`] naming the bad variant, FEN or the first unplayable move.
-pub fn query_position(q: &Query) -> Result<AnyPosition, Error> {
-    let variant: Variant = if q.variant.is_empty() {
-        Variant::Xiangqi
-    } else {
-        q.variant.parse().map_err(Error::Query)?
-    };
-    let start = match &q.fen {
-        Some(fen) if !fen.trim().is_empty() => AnyPosition::from_fen(variant, fen.trim())
-            .map_err(|e| Error::Query(format!("bad FEN: {e}")))?,
-        _ => AnyPosition::new(variant),
-    };
-    let mut pos = start.with_janggi_rules(JanggiRules::SERVER);
-    for (ply, text) in q
-        .moves
-        .iter()
-        .flat_map(|m| m.split_whitespace())
-        .enumerate()
-    {
-        let m =
-            parse_move(&pos, text).map_err(|e| Error::Query(format!("move {}: {e}", ply + 1)))?;
-        pos.play_unchecked(m);
-    }
-    Ok(pos)
-}
-
-fn is_filtered(q: &Query) -> bool {
-    q.since.is_some()
-        || q.until.is_some()
-        || q.min_rating.is_some()
-        || q.player.is_some()
-        || q.event.is_some()
-}
-
-/// Compares two dates on their common prefix (`2007` vs `2007-05-01` compare equal), so a
-/// partial date is kept unless it is certainly outside the range.
-fn date_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    let n = a.len().min(b.len());
-    a.as_bytes()[..n].cmp(&b.as_bytes()[..n])
-}
-
-fn contains_ci(hay: Option<&str>, needle: &str) -> bool {
-    hay.is_some_and(|h| h.to_lowercase().contains(&needle.to_lowercase()))
-}
-
-/// Whether a game passes the query's filters.
-///
-/// - `since`/`until`: games without a date are left out; partial dates compare on their
-///   common prefix.
-/// - `min_rating`: the game needs at least one known rating, and every known rating at
-///   least the minimum.
-/// - `player`: case-insensitive substring of either player, or of the one on `side`.
-/// - `event`: case-insensitive substring of the event.
-fn passes(g: &GameThrough, q: &Query, side: Option<Color>) -> bool {
-    if q.since.is_some() || q.until.is_some() {
-        let Some(d) = g.date.as_deref() else {
-            return false;
-        };
-        if q.since.as_deref().is_some_and(|s| date_cmp(d, s).is_lt()) {
-            return false;
+/// ```
+/// use qipu::rules::{AnyPosition, Variant};
+/// let n = qipu::explorer::notations(&AnyPosition::new(Variant::Xiangqi), "h2e2".parse().unwrap());
+/// assert_eq!((n["wxf"].as_str(), n["chinese"].as_str()), ("C2.5", "炮二平五"));
+/// ```
+pub fn notations(pos: &AnyPosition, m: Move) -> BTreeMap<&'static str, String> {
+    let mut out = BTreeMap::new();
+    match pos.variant() {
+        Variant::Xiangqi => {
+            out.insert("wxf", render(pos, m, Notation::Wxf));
+            out.insert(
+                "chinese",
+                render(pos, m, Notation::Chinese { traditional: false }),
+            );
         }
-        if q.until.as_deref().is_some_and(|u| date_cmp(d, u).is_gt()) {
-            return false;
+        Variant::Janggi => {
+            out.insert("korean", render(pos, m, Notation::Korean { hanja: false }));
         }
     }
-    if let Some(min) = q.min_rating {
-        let known: Vec<u32> = [g.first_rating, g.second_rating]
-            .into_iter()
-            .flatten()
-            .collect();
-        if known.is_empty() || known.iter().any(|&r| r < min) {
-            return false;
-        }
-    }
-    if let Some(p) = &q.player {
-        let ok = match side {
-            Some(Color::First) => contains_ci(g.first.as_deref(), p),
-            Some(Color::Second) => contains_ci(g.second.as_deref(), p),
-            None => contains_ci(g.first.as_deref(), p) || contains_ci(g.second.as_deref(), p),
-        };
-        if !ok {
-            return false;
-        }
-    }
-    if let Some(e) = &q.event {
-        if !contains_ci(g.event.as_deref(), e) {
-            return false;
-        }
-    }
-    true
-}
-
-fn parse_side(side: Option<&str>) -> Result<Option<Color>, Error> {
-    match side.map(|s| s.to_ascii_lowercase()) {
-        None => Ok(None),
-        Some(s) => match s.as_str() {
-            "" => Ok(None),
-            "first" | "red" | "cho" | "white" | "w" => Ok(Some(Color::First)),
-            "second" | "black" | "han" | "b" => Ok(Some(Color::Second)),
-            other => Err(Error::Query(format!(
-                "unknown side `{other}` (expected first or second)"
-            ))),
-        },
-    }
-}
-
-fn summary(g: &GameThrough) -> GameSummary {
-    GameSummary {
-        id: g.id,
-        first: g.first.clone(),
-        second: g.second.clone(),
-        result: g.result.map_or("*", Outcome::pgn).to_string(),
-        date: g.date.clone(),
-        event: g.event.clone(),
-    }
+    out
 }
 
 /// The mirrored position's key, if it differs from the position's.
@@ -207,143 +124,281 @@ fn mirror_key(pos: &AnyPosition) -> Result<Option<u64>, Error> {
     Ok((k != pos.key()).then_some(k))
 }
 
-/// Other notations of a move, for the `notation` object of [`MoveStats`]: `wxf` and
-/// `chinese` (simplified) for Xiangqi, `korean` for Janggi.
-pub fn notations(pos: &AnyPosition, m: Move) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    match pos.variant() {
-        Variant::Xiangqi => {
-            out.insert("wxf".to_string(), render(pos, m, Notation::Wxf));
-            out.insert(
-                "chinese".to_string(),
-                render(pos, m, Notation::Chinese { traditional: false }),
-            );
+/// What the filter sees of a game through a position. Speed and mode are not stored with
+/// the games yet, so they are unknown here (and a speed or mode filter lets no game through).
+fn facts(g: &GameThrough) -> GameFacts<'_> {
+    GameFacts {
+        date: g.date.as_deref(),
+        ratings: [g.first_rating, g.second_rating],
+        names: [g.first.as_deref(), g.second.as_deref()],
+        event: g.event.as_deref(),
+        speed: None,
+        mode: None,
+    }
+}
+
+/// The filtered statistics of one position: its move rows, the opening labels and the best
+/// `top` games of the games that pass `filter` — the same shape [`Store::lookup`] answers
+/// without a filter. Today every game through the position is read and tested; this is the
+/// one function to switch to the store's filtered aggregates.
+///
+/// # Errors
+/// [`StoreError`] if the database fails.
+pub fn gather_filtered(
+    store: &Store,
+    key: u64,
+    filter: &Filter,
+    top: usize,
+) -> Result<PositionStats, StoreError> {
+    let mut rows: HashMap<Option<Move>, MoveRow> = HashMap::new();
+    let mut games = Vec::new();
+    for g in store.games_through(key, None)? {
+        if !filter.passes(&facts(&g)) {
+            continue;
         }
-        Variant::Janggi => {
-            out.insert(
-                "korean".to_string(),
-                render(pos, m, Notation::Korean { hanja: false }),
-            );
+        rows.entry(g.mv).or_default().add_game(
+            g.result,
+            [g.first_rating, g.second_rating],
+            g.date.as_deref(),
+        );
+        games.push(g);
+    }
+    // `games_through` lists the games best first.
+    games.truncate(top);
+    let mut moves: Vec<MoveRow> = rows
+        .into_iter()
+        .map(|(mv, mut r)| {
+            r.mv = mv;
+            r
+        })
+        .collect();
+    moves.sort_by_key(|r| r.mv.map(Move::to_u16));
+    Ok(PositionStats {
+        moves,
+        openings: Vec::new(),
+        top: games,
+    })
+}
+
+/// Step 1's result: merged move rows, opening labels and candidate top games.
+#[derive(Default)]
+struct Gathered {
+    by_move: HashMap<Option<Move>, MoveRow>,
+    labels: HashMap<String, u64>,
+    top: Vec<GameThrough>,
+}
+
+/// How many candidates to fetch for `n` top games: a few more than asked, so that games with
+/// a known result and real names can be preferred ([`top_rank`]), from the summary's kept list.
+fn candidates(n: usize) -> usize {
+    if n == 0 {
+        0
+    } else {
+        (3 * n).min(TOP_KEPT).max(n)
+    }
+}
+
+/// Step 1: the statistics of each key (the position and, with `mirror`, its mirror), moves of
+/// the mirror mirrored back.
+fn gather(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<Gathered, Error> {
+    let mut out = Gathered::default();
+    let n = if q.top_move.is_some() {
+        0
+    } else {
+        candidates(q.top_games)
+    };
+    for &(k, mirrored) in keys {
+        let fix = |m: Option<Move>| if mirrored { m.map(Move::mirror) } else { m };
+        let stats = if q.filter.is_empty() {
+            store.lookup(k, n)?
+        } else {
+            let mut s = gather_filtered(store, k, &q.filter, n)?;
+            // The name is the position's, whatever the filter.
+            s.openings = store.lookup(k, 0)?.openings;
+            s
+        };
+        for row in stats.moves {
+            out.by_move.entry(fix(row.mv)).or_default().merge(&row);
+        }
+        for o in stats.openings {
+            *out.labels.entry(o.label).or_default() += o.games;
+        }
+        out.top.extend(stats.top.into_iter().map(|mut g| {
+            g.mv = fix(g.mv);
+            g
+        }));
+    }
+    Ok(out)
+}
+
+/// Names that stand for "unknown": `?`, placeholders such as `红方棋手`.
+fn is_real_name(name: Option<&str>) -> bool {
+    const PLACEHOLDERS: [&str; 12] = [
+        "",
+        "?",
+        "??",
+        "???",
+        "-",
+        "nn",
+        "unknown",
+        "红方",
+        "黑方",
+        "红方棋手",
+        "黑方棋手",
+        "紅方棋手",
+    ];
+    name.is_some_and(|n| {
+        let f = fold(n);
+        !PLACEHOLDERS.contains(&f.as_str()) && f != "紅方" && !f.chars().all(|c| c == '?')
+    })
+}
+
+/// The sort key of the top-games list, smallest first: a known result first, then real names
+/// on both sides, then the store's order (higher mean rating, later date, smaller id).
+pub fn top_rank(g: &GameThrough) -> (bool, bool, (std::cmp::Reverse<u64>, i64)) {
+    (
+        g.result.is_none(),
+        !(is_real_name(g.first.as_deref()) && is_real_name(g.second.as_deref())),
+        g.top_key(),
+    )
+}
+
+/// Step 2: the top games, best first: the candidates, or with `top_move` the games that
+/// played it here.
+fn top_games(
+    store: &Store,
+    q: &Query,
+    keys: &[(u64, bool)],
+    candidates: Vec<GameThrough>,
+) -> Result<Vec<TopGame>, Error> {
+    if q.top_games == 0 {
+        return Ok(Vec::new());
+    }
+    let mut top = match q.top_move {
+        None => candidates,
+        Some(m) => {
+            let mut top = Vec::new();
+            for &(k, mirrored) in keys {
+                let here = if mirrored { m.mirror() } else { m };
+                for g in store.games_playing(k, Some(here), usize::MAX)? {
+                    if q.filter.passes(&facts(&g)) {
+                        top.push(g);
+                    }
+                }
+            }
+            top
+        }
+    };
+    top.sort_by_cached_key(top_rank);
+    top.truncate(q.top_games);
+    Ok(top
+        .into_iter()
+        .map(|g| TopGame {
+            id: g.id,
+            first: g.first,
+            second: g.second,
+            result: g.result,
+            date: g.date,
+            event: g.event,
+        })
+        .collect())
+}
+
+/// Why no game passed: the database is empty for the variant, the filters removed the games,
+/// the position is deeper than the database indexes, or no game reaches it.
+fn why_empty(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<NoGames, Error> {
+    if store.games(q.line.position.variant()).next().is_none() {
+        return Ok(NoGames::EmptyDatabase);
+    }
+    if !q.filter.is_empty() {
+        for &(k, _) in keys {
+            if store.lookup(k, 0)?.moves.iter().any(|r| r.counts.games > 0) {
+                return Ok(NoGames::Filtered);
+            }
         }
     }
-    out
+    // The ply of a FEN start is not known, so only a line from the standard start can be
+    // said to be too deep.
+    let from_standard = q.line.start.key() == AnyPosition::new(q.line.start.variant()).key();
+    match store.max_ply()? {
+        Some(max) if max > 0 && from_standard && q.line.moves.len() >= max => {
+            Ok(NoGames::BeyondMaxPly(max))
+        }
+        _ => Ok(NoGames::NotReached),
+    }
+}
+
+/// Step 3: totals, the moves most played first (ties in canonical text order), the opening.
+fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>) -> Answer {
+    let pos = &q.line.position;
+    let mut counts = GameCounts::default();
+    for t in g.by_move.values() {
+        counts.merge(&t.counts);
+    }
+    let mut moves: Vec<(Move, MoveRow)> = g
+        .by_move
+        .into_iter()
+        .filter_map(|(m, t)| m.map(|m| (m, t)))
+        .collect();
+    moves.sort_by_cached_key(|(m, t)| (std::cmp::Reverse(t.counts.games), m.to_string()));
+    if q.limit > 0 {
+        moves.truncate(q.limit);
+    }
+    Answer {
+        variant: pos.variant(),
+        fen: pos.fen(),
+        key: pos.key(),
+        turn: pos.turn(),
+        counts,
+        opening: name_position(pos.variant(), &g.labels),
+        moves: moves
+            .into_iter()
+            .map(|(m, t)| MoveLine {
+                mv: m,
+                notation: notations(pos, m),
+                counts: t.counts,
+                last_date: t.last_date,
+            })
+            .collect(),
+        top_games,
+        no_games: None,
+    }
 }
 
 /// Answers a query from the store: the position's totals, its moves (most played first),
 /// the opening name and the top games.
 ///
 /// # Errors
-/// [`Error::Query`] for a malformed query, [`Error::Store`] if the database fails.
-pub fn explore(store: &Store, q: &Query) -> Result<Explore, Error> {
-    let pos = query_position(q)?;
-    let variant = pos.variant();
-    let side = parse_side(q.side.as_deref())?;
-    let key = pos.key();
-    let mut keys = vec![(PositionKey(key), false)];
+/// [`Error::Query`] if the mirrored position cannot be built, [`Error::Store`] if the
+/// database fails.
+pub fn explore(store: &Store, q: &Query) -> Result<Answer, Error> {
+    let pos = &q.line.position;
+    let mut keys = vec![(pos.key(), false)];
     if q.mirror {
-        if let Some(k) = mirror_key(&pos)? {
-            keys.push((PositionKey(k), true));
+        if let Some(k) = mirror_key(pos)? {
+            keys.push((k, true));
         }
     }
-    let top_n = if q.top_games == 0 {
-        DEFAULT_TOP_GAMES
-    } else {
-        q.top_games
-    };
-    let fix = |m: Option<Move>, mirrored: bool| if mirrored { m.map(Move::mirror) } else { m };
+    let mut gathered = gather(store, q, &keys)?;
+    let candidates = std::mem::take(&mut gathered.top);
+    let top = top_games(store, q, &keys, candidates)?;
+    let mut answer = assemble(q, gathered, top);
+    if answer.counts.games == 0 {
+        answer.no_games = Some(why_empty(store, q, &keys)?);
+    }
+    Ok(answer)
+}
 
-    let mut by_move: HashMap<Option<Move>, MoveRow> = HashMap::new();
-    let mut top: Vec<GameThrough> = Vec::new();
-    let mut labels: HashMap<String, u64> = HashMap::new();
-    for &(k, mirrored) in &keys {
-        if is_filtered(q) {
-            for mut g in store.games_through(k, None)? {
-                if !passes(&g, q, side) {
-                    continue;
-                }
-                g.mv = fix(g.mv, mirrored);
-                by_move.entry(g.mv).or_default().add_game(
-                    g.result,
-                    [g.first_rating, g.second_rating],
-                    g.date.as_deref(),
-                );
-                if let Some(label) = g.opening_label(variant) {
-                    *labels.entry(label).or_default() += 1;
-                }
-                top.push(g);
-            }
-        } else {
-            let stats = store.lookup(k, top_n)?;
-            for row in stats.moves {
-                by_move
-                    .entry(fix(row.mv, mirrored))
-                    .or_default()
-                    .merge(&row);
-            }
-            top.extend(stats.top);
-            for o in stats.openings {
-                *labels.entry(o.label).or_default() += o.games;
-            }
-        }
-    }
-    if let Some(text) = q.top_move.as_deref().filter(|t| !t.trim().is_empty()) {
-        let m =
-            parse_move(&pos, text.trim()).map_err(|e| Error::Query(format!("top move: {e}")))?;
-        top.clear();
-        for &(k, mirrored) in &keys {
-            let here = if mirrored { m.mirror() } else { m };
-            for mut g in store.games_playing(k, Some(here), usize::MAX)? {
-                if passes(&g, q, side) {
-                    g.mv = fix(g.mv, mirrored);
-                    top.push(g);
-                }
-            }
-        }
-    }
-    top.sort_by_cached_key(GameThrough::top_key);
-    top.truncate(top_n);
-
-    let mut total = GameCounts::default();
-    for t in by_move.values() {
-        total.merge(&t.counts);
-    }
-    let turn = pos.turn();
-    let mut moves: Vec<(Move, MoveRow)> = by_move
-        .into_iter()
-        .filter_map(|(m, t)| m.map(|m| (m, t)))
-        .collect();
-    // Most played first; ties in canonical text order.
-    moves.sort_by_cached_key(|(m, t)| (std::cmp::Reverse(t.counts.games), m.to_string()));
-    if q.limit > 0 {
-        moves.truncate(q.limit);
-    }
-    let moves = moves
-        .into_iter()
-        .map(|(m, t)| MoveStats {
-            mv: m.to_string(),
-            notation: notations(&pos, m),
-            games: t.counts.games,
-            first_wins: t.counts.first_wins,
-            draws: t.counts.draws,
-            second_wins: t.counts.second_wins,
-            score: t.counts.score(turn),
-            avg_rating: (t.counts.rating_count > 0)
-                .then(|| t.counts.rating_sum as f64 / t.counts.rating_count as f64),
-            last_date: t.last_date.clone(),
-        })
-        .collect();
-    let opening = opening::name_position(variant, &labels);
-
-    Ok(Explore {
-        variant: variant.name().to_string(),
-        fen: pos.fen(),
-        key: format!("{key:016x}"),
-        games: total.games,
-        first_wins: total.first_wins,
-        draws: total.draws,
-        second_wins: total.second_wins,
-        opening,
-        moves,
-        top_games: top.iter().map(summary).collect(),
-    })
+/// Builds the line of a query from its parts, under [`EXPLORE_RULES`] unless `rules` says.
+///
+/// # Errors
+/// [`Error::Query`] naming the bad FEN or move.
+pub fn line(
+    variant: Variant,
+    fen: Option<&str>,
+    moves: &[String],
+    rules: Option<crate::rules::JanggiRules>,
+) -> Result<Line, Error> {
+    Line::parse(variant, fen, moves, rules.unwrap_or(EXPLORE_RULES))
+        .map_err(|e| Error::Query(e.to_string()))
 }

@@ -3,8 +3,18 @@
 
 use std::{collections::HashMap, sync::OnceLock};
 
-use super::Opening;
+use serde::{Deserialize, Serialize};
+
 use crate::rules::Variant;
+
+/// An opening name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Opening {
+    /// ECCO code, e.g. `C48` (empty for Janggi).
+    pub ecco: String,
+    /// Name.
+    pub name: String,
+}
 
 const ECCO_TSV: &str = include_str!("../../data/ecco-names.tsv");
 

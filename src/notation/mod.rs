@@ -15,6 +15,7 @@ pub mod chinese;
 pub mod coord;
 pub mod korean;
 mod legal;
+mod line;
 pub mod san;
 pub mod vertical;
 pub mod wxf;
@@ -24,6 +25,8 @@ use std::fmt;
 use crate::rules::{AnyPosition, Move, Variant};
 use coord::{CoordMove, RankBase};
 use vertical::Matches;
+
+pub use line::{parse_rules, rules_name, Line, LineError, RULE_NAMES};
 
 /// Why a move text could not be turned into a legal move.
 #[derive(Clone, Debug, PartialEq, Eq)]

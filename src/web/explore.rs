@@ -1,39 +1,40 @@
-//! `GET /api/explore`: the request parameters → [`crate::explorer::Query`].
+//! `GET /api/explore`: the request parameters → [`crate::explorer::Query`], read with the
+//! same parsers and checks as `qipu explore`'s arguments.
 
 use super::{
-    position::Line,
+    position::line_from_params,
     query::{BadRequest, Params},
 };
-use crate::{explorer::Query, notation::parse_move};
+use crate::{
+    explorer::{
+        parse_side, parse_speeds, Filter, PartialDate, Query, DEFAULT_TOP_GAMES, EXPLORE_RULES,
+    },
+    formats::facts::Mode,
+};
 
 /// The parameters `/api/explore` accepts.
 pub const PARAMS: &[&str] = &[
     "variant",
     "fen",
     "moves",
+    "rules",
     "since",
     "until",
     "min_rating",
+    "max_rating",
     "player",
     "side",
     "event",
+    "speed",
+    "mode",
     "mirror",
     "limit",
     "top_games",
     "top_move",
 ];
 
-/// Most moves a client may ask for (`limit`; 0 = all).
-pub const MAX_LIMIT: u64 = 500;
-/// Most top games a client may ask for.
-pub const MAX_TOP_GAMES: u64 = 100;
-/// Top games when `top_games` is not given.
-pub const DEFAULT_TOP_GAMES: usize = 10;
-/// Longest `player` or `event` text.
-pub const MAX_NAME: usize = 100;
-
-/// Reads and checks the query of `/api/explore`. The moves are replayed here, so a bad FEN or
-/// move is a 400 naming it, and the explorer receives them in canonical form.
+/// Reads and checks the query of `/api/explore`: the line (under the explorer's Janggi rules
+/// unless `rules` says), the filter and the lists, with the checks of [`Query::new`].
 ///
 /// # Errors
 /// [`BadRequest`] naming the bad parameter.
@@ -41,71 +42,49 @@ pub const MAX_NAME: usize = 100;
 /// ```
 /// use qipu::web::{explore::query, query::Params};
 /// let q = query(&Params::parse("moves=H2-E2&min_rating=2400&limit=5").unwrap()).unwrap();
-/// assert_eq!(q.moves, vec!["h2e2"]);
-/// assert_eq!(q.min_rating, Some(2400));
+/// assert_eq!(q.line.moves[0].to_string(), "h2e2");
+/// assert_eq!(q.filter.min_rating, Some(2400));
 /// assert!(query(&Params::parse("since=2007-13").unwrap()).is_err());
 /// ```
 pub fn query(params: &Params) -> Result<Query, BadRequest> {
     params.only(PARAMS)?;
-    let line = Line::from_params(params)?;
-    let text = |key: &str| -> Result<Option<String>, BadRequest> {
-        match params.get(key) {
-            Some(v) if v.chars().count() > MAX_NAME => Err(BadRequest(format!(
-                "`{key}` is too long (at most {MAX_NAME} characters)"
-            ))),
-            v => Ok(v.map(str::to_string)),
-        }
+    let line = line_from_params(params, EXPLORE_RULES)?;
+    let rating = |key: &str| -> Result<Option<u32>, BadRequest> {
+        Ok(params
+            .uint(key, u64::from(u32::MAX))?
+            .and_then(|n| u32::try_from(n).ok()))
     };
-    let player = text("player")?;
-    let side = match params.get("side") {
-        None => None,
-        Some(s @ ("first" | "second")) if player.is_some() => Some(s.to_string()),
-        Some("first" | "second") => {
-            return Err(BadRequest("`side` needs `player`".to_string()));
-        }
-        Some(s) => {
-            return Err(BadRequest(format!(
-                "`side` must be first or second, not `{s}`"
-            )))
-        }
+    let filter = Filter {
+        since: params.parsed("since", str::parse::<PartialDate>)?,
+        until: params.parsed("until", str::parse::<PartialDate>)?,
+        min_rating: rating("min_rating")?,
+        max_rating: rating("max_rating")?,
+        player: params.get("player").map(str::to_string),
+        side: params.parsed("side", parse_side)?,
+        event: params.get("event").map(str::to_string),
+        speeds: params.parsed("speed", parse_speeds)?.unwrap_or_default(),
+        mode: params.parsed("mode", str::parse::<Mode>)?,
     };
-    let since = params.date("since")?;
-    let until = params.date("until")?;
-    if let (Some(a), Some(b)) = (&since, &until) {
-        if a > b {
-            return Err(BadRequest(format!("`since` {a} is after `until` {b}")));
-        }
-    }
-    let min_rating = params.uint("min_rating", 10_000)?.map(|r| r as u32);
-    Ok(Query {
-        variant: line.position.variant().name().to_string(),
-        fen: params.get("fen").map(|_| line.start.fen()),
-        moves: line.moves.iter().map(|m| m.to_string()).collect(),
-        since,
-        until,
-        min_rating,
-        player,
-        side,
-        event: text("event")?,
-        mirror: params.flag("mirror")?,
-        limit: params.uint("limit", MAX_LIMIT)?.unwrap_or(0) as usize,
-        top_games: params
-            .uint("top_games", MAX_TOP_GAMES)?
-            .map_or(DEFAULT_TOP_GAMES, |n| n as usize),
-        top_move: match params.get("top_move") {
-            None => None,
-            Some(text) => Some(
-                parse_move(&line.position, text)
-                    .map_err(|e| BadRequest(format!("`top_move` `{text}`: {e}")))?
-                    .to_string(),
-            ),
-        },
-    })
+    let count = |key: &str| -> Result<Option<usize>, BadRequest> {
+        Ok(params
+            .uint(key, u64::MAX)?
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
+    };
+    Query::new(
+        line,
+        filter,
+        params.flag("mirror")?,
+        count("limit")?.unwrap_or(0),
+        count("top_games")?.unwrap_or(DEFAULT_TOP_GAMES),
+        params.get("top_move"),
+    )
+    .map_err(BadRequest)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{formats::facts::Speed, rules::Color};
 
     fn q(s: &str) -> Result<Query, BadRequest> {
         query(&Params::parse(s).unwrap())
@@ -115,31 +94,32 @@ mod tests {
     fn reads_every_parameter() {
         let got = q(
             "variant=xiangqi&moves=h2e2,h9g7&since=2000&until=2007-06&min_rating=2300\
-                     &player=%E5%91%82%E6%AC%BD&side=first&event=Cup&mirror=1&limit=12&top_games=3\
-                     &top_move=%E9%A9%AC%E4%BA%8C%E8%BF%9B%E4%B8%89",
+             &max_rating=2700&player=%E5%91%82%E6%AC%BD&side=red&event=Cup&speed=blitz,rapid\
+             &mode=rated&mirror=1&limit=12&top_games=3\
+             &top_move=%E9%A9%AC%E4%BA%8C%E8%BF%9B%E4%B8%89",
         )
         .unwrap();
+        let moves: Vec<String> = got.line.moves.iter().map(|m| m.to_string()).collect();
+        assert_eq!(moves, ["h2e2", "h9g7"]);
         assert_eq!(
-            got,
-            Query {
-                variant: "xiangqi".into(),
-                fen: None,
-                moves: vec!["h2e2".into(), "h9g7".into()],
-                since: Some("2000".into()),
-                until: Some("2007-06".into()),
+            got.filter,
+            Filter {
+                since: Some("2000".parse().unwrap()),
+                until: Some("2007-06".parse().unwrap()),
                 min_rating: Some(2300),
+                max_rating: Some(2700),
                 player: Some("呂欽".into()),
-                side: Some("first".into()),
+                side: Some(Color::First),
                 event: Some("Cup".into()),
-                mirror: true,
-                limit: 12,
-                top_games: 3,
-                // 马二进三, read in the position after the moves.
-                top_move: Some("h0g2".into()),
+                speeds: vec![Speed::Blitz, Speed::Rapid],
+                mode: Some(Mode::Rated),
             }
         );
+        assert_eq!((got.mirror, got.limit, got.top_games), (true, 12, 3));
+        // 马二进三, read in the position after the moves.
+        assert_eq!(got.top_move.map(|m| m.to_string()).as_deref(), Some("h0g2"));
         let d = q("variant=janggi").unwrap();
-        assert_eq!(d.variant, "janggi");
+        assert_eq!(d.line.position.variant().name(), "janggi");
         assert_eq!(
             (d.limit, d.top_games, d.mirror),
             (0, DEFAULT_TOP_GAMES, false)
@@ -150,9 +130,16 @@ mod tests {
     fn rejects_bad_values() {
         for bad in [
             "side=first",
-            "player=x&side=red",
+            "player=x&side=white",
             "since=2008&until=2007",
+            "since=yesterday",
             "min_rating=abc",
+            "min_rating=2500&max_rating=2400",
+            "max_rating=20000",
+            "speed=hyper",
+            "speed=blitz,,rapid",
+            "mode=ranked",
+            "rules=kakao",
             "limit=100000",
             "top_games=1000",
             "mirror=maybe",
@@ -162,7 +149,7 @@ mod tests {
         ] {
             assert!(q(bad).is_err(), "{bad}");
         }
-        let long = format!("player={}", "x".repeat(MAX_NAME + 1));
+        let long = format!("player={}", "x".repeat(crate::explorer::MAX_NAME + 1));
         assert!(q(&long).is_err());
     }
 }

@@ -7,24 +7,13 @@ use serde::Serialize;
 
 use super::query::{BadRequest, Params};
 use crate::{
-    notation::{parse_move, render, Notation},
-    rules::{AnyPosition, Color, EndReason, JanggiRules, Move, Variant},
+    explorer::{notations, parse_variant},
+    notation::{parse_rules, Line, LineError},
+    rules::{Color, EndReason, JanggiRules, Move, Variant},
 };
 
 /// Longest FEN accepted.
 pub const MAX_FEN: usize = 256;
-
-/// A start position and the moves played from it, read from `variant`, `fen`, `moves` and
-/// (Janggi) `rules`.
-#[derive(Clone, Debug)]
-pub struct Line {
-    /// The start position.
-    pub start: AnyPosition,
-    /// The position after the moves.
-    pub position: AnyPosition,
-    /// The moves, canonical.
-    pub moves: Vec<Move>,
-}
 
 /// Reads the `variant` parameter (default `xiangqi`).
 ///
@@ -33,7 +22,7 @@ pub struct Line {
 pub fn variant(params: &Params) -> Result<Variant, BadRequest> {
     match params.get("variant") {
         None => Ok(Variant::Xiangqi),
-        Some(v) => v.parse::<Variant>().map_err(BadRequest),
+        Some(v) => parse_variant(v).map_err(BadRequest),
     }
 }
 
@@ -50,63 +39,32 @@ pub fn fen(params: &Params) -> Result<Option<&str>, BadRequest> {
     }
 }
 
-fn janggi_rules(params: &Params) -> Result<JanggiRules, BadRequest> {
-    Ok(match params.get("rules") {
-        None | Some("tournament") => JanggiRules::TOURNAMENT,
-        Some("traditional") => JanggiRules::TRADITIONAL,
-        Some("casual") => JanggiRules::CASUAL,
-        Some("server") => JanggiRules::SERVER,
-        Some(r) => {
-            return Err(BadRequest(format!(
-                "unknown rules `{r}` (expected tournament, traditional, casual or server)"
-            )))
-        }
+/// Builds a line from `variant`, `fen`, `moves` and (Janggi) `rules` (default
+/// `default_rules`), playing every move (any notation) with [`Line::parse`].
+///
+/// # Errors
+/// [`BadRequest`] naming the bad parameter, FEN, or the first move that cannot be played.
+///
+/// ```
+/// use qipu::rules::JanggiRules;
+/// use qipu::web::{position::line_from_params, query::Params};
+/// let p = |s: &str| Params::parse(s).unwrap();
+/// let line = line_from_params(&p("moves=h2e2,h9g7"), JanggiRules::TOURNAMENT).unwrap();
+/// assert_eq!(line.moves.len(), 2);
+/// assert!(line_from_params(&p("moves=h2h8"), JanggiRules::TOURNAMENT).is_err());
+/// assert!(line_from_params(&p("rules=kakao"), JanggiRules::TOURNAMENT).is_err());
+/// ```
+pub fn line_from_params(params: &Params, default_rules: JanggiRules) -> Result<Line, BadRequest> {
+    let variant = variant(params)?;
+    let fen = fen(params)?;
+    let rules = params
+        .parsed("rules", parse_rules)?
+        .unwrap_or(default_rules);
+    let texts = params.moves("moves")?;
+    Line::parse(variant, fen, &texts, rules).map_err(|e| match e {
+        LineError::Fen(e) => BadRequest(format!("bad `fen`: {e}")),
+        other => BadRequest(other.to_string()),
     })
-}
-
-impl Line {
-    /// Builds the line from the request parameters, playing every move (any notation).
-    ///
-    /// # Errors
-    /// [`BadRequest`] naming the bad parameter, FEN, or the first move that cannot be played.
-    ///
-    /// ```
-    /// use qipu::web::{position::Line, query::Params};
-    /// let line = Line::from_params(&Params::parse("moves=h2e2,h9g7").unwrap()).unwrap();
-    /// assert_eq!(line.moves.len(), 2);
-    /// assert!(Line::from_params(&Params::parse("moves=h2h8").unwrap()).is_err());
-    /// ```
-    pub fn from_params(params: &Params) -> Result<Line, BadRequest> {
-        let variant = variant(params)?;
-        let start = match fen(params)? {
-            Some(f) => AnyPosition::from_fen(variant, f)
-                .map_err(|e| BadRequest(format!("bad `fen`: {e}")))?,
-            None => AnyPosition::new(variant),
-        };
-        let start = start.with_janggi_rules(janggi_rules(params)?);
-        let texts = params.moves("moves")?;
-        let mut position = start.clone();
-        let mut moves = Vec::with_capacity(texts.len());
-        for (i, text) in texts.iter().enumerate() {
-            if position.end().is_some() {
-                return Err(BadRequest(format!(
-                    "move {} `{text}`: the game is already over",
-                    i + 1
-                )));
-            }
-            let m = parse_move(&position, text)
-                .map_err(|e| BadRequest(format!("move {}: {e}", i + 1)))?;
-            position
-                .play(m)
-                .map_err(|e| BadRequest(format!("move {}: {e}", i + 1)))?;
-            moves.push(m);
-        }
-        Ok(Line {
-            start,
-            position,
-            moves,
-        })
-    }
 }
 
 /// The JSON of `GET /api/position`.
@@ -118,7 +76,7 @@ pub struct PositionJson {
     pub start_fen: String,
     /// The moves played, canonical.
     pub moves: Vec<String>,
-    /// The same moves in other notations (see [`notations`]).
+    /// The same moves in other notations (see [`crate::explorer::notations`]).
     pub moves_notation: Vec<BTreeMap<&'static str, String>>,
     /// FEN of the position reached.
     pub fen: String,
@@ -134,35 +92,8 @@ pub struct PositionJson {
     pub pieces: Vec<PieceJson>,
     /// Legal moves, canonical, in alphabetical order (none once the game is over).
     pub legal: Vec<String>,
-    /// The same moves in other notations (see [`notations`]).
+    /// The same moves in other notations (see [`crate::explorer::notations`]).
     pub legal_notation: Vec<BTreeMap<&'static str, String>>,
-}
-
-/// A move in the notations of its game, keyed as in the explorer's JSON: `wxf` and `chinese`
-/// for Xiangqi, `korean` for Janggi.
-///
-/// ```
-/// use qipu::rules::{AnyPosition, Variant};
-/// use qipu::web::position::notations;
-/// let n = notations(&AnyPosition::new(Variant::Xiangqi), "h2e2".parse().unwrap());
-/// assert_eq!(n["wxf"], "C2.5");
-/// assert_eq!(n["chinese"], "炮二平五");
-/// ```
-pub fn notations(pos: &AnyPosition, m: Move) -> BTreeMap<&'static str, String> {
-    let mut out = BTreeMap::new();
-    match pos.variant() {
-        Variant::Xiangqi => {
-            out.insert("wxf", render(pos, m, Notation::Wxf));
-            out.insert(
-                "chinese",
-                render(pos, m, Notation::Chinese { traditional: false }),
-            );
-        }
-        Variant::Janggi => {
-            out.insert("korean", render(pos, m, Notation::Korean { hanja: false }));
-        }
-    }
-    out
 }
 
 /// A piece on the board.

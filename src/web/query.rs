@@ -152,32 +152,29 @@ impl Params {
         Ok(moves)
     }
 
-    /// A date parameter: `YYYY`, `YYYY-MM` or `YYYY-MM-DD` (checked for shape and ranges).
+    /// A parameter read with `parse` (one of the explorer's parsers, the same the CLI's
+    /// arguments use); its message is prefixed with the parameter's name.
     ///
     /// # Errors
-    /// [`BadRequest`] for any other text.
-    pub fn date(&self, key: &str) -> Result<Option<String>, BadRequest> {
-        let Some(v) = self.get(key) else {
-            return Ok(None);
-        };
-        let parts: Vec<&str> = v.split('-').collect();
-        let num = |s: &str, len: usize, lo: u32, hi: u32| {
-            s.len() == len
-                && s.bytes().all(|b| b.is_ascii_digit())
-                && s.parse::<u32>().is_ok_and(|n| (lo..=hi).contains(&n))
-        };
-        let ok = match parts.as_slice() {
-            [y] => num(y, 4, 0, 9999),
-            [y, m] => num(y, 4, 0, 9999) && num(m, 2, 1, 12),
-            [y, m, d] => num(y, 4, 0, 9999) && num(m, 2, 1, 12) && num(d, 2, 1, 31),
-            _ => false,
-        };
-        if ok {
-            Ok(Some(v.to_string()))
-        } else {
-            Err(BadRequest(format!(
-                "`{key}` must be a date YYYY, YYYY-MM or YYYY-MM-DD, not `{v}`"
-            )))
+    /// [`BadRequest`] naming the parameter, if `parse` refuses the value.
+    ///
+    /// ```
+    /// use qipu::web::query::Params;
+    /// let p = Params::parse("n=12&x=y").unwrap();
+    /// assert_eq!(p.parsed("n", str::parse::<u8>), Ok(Some(12)));
+    /// assert_eq!(p.parsed("none", str::parse::<u8>), Ok(None));
+    /// assert!(p.parsed("x", str::parse::<u8>).is_err());
+    /// ```
+    pub fn parsed<T, E: fmt::Display>(
+        &self,
+        key: &str,
+        parse: impl Fn(&str) -> Result<T, E>,
+    ) -> Result<Option<T>, BadRequest> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => parse(v)
+                .map(Some)
+                .map_err(|e| BadRequest(format!("`{key}`: {e}"))),
         }
     }
 }
@@ -236,8 +233,6 @@ mod tests {
         assert!(p.uint("big", 100).is_err());
         assert!(p.uint("neg", 100).is_err());
         assert_eq!(p.uint("none", 100), Ok(None));
-        assert_eq!(p.date("d"), Ok(Some("2007-01".to_string())));
-        assert!(p.date("bad").is_err());
         assert_eq!(p.flag("f"), Ok(true));
         assert!(p.only(&["n", "big", "neg", "d", "bad"]).is_err());
     }

@@ -6,12 +6,17 @@ use serde::Serialize;
 use super::{
     assets,
     game::{GameJson, GameParts},
-    position::{Line, PositionJson},
+    position::{line_from_params, PositionJson},
     query::{BadRequest, Params, MAX_TARGET},
     reply::{Reply, JSON},
     worker::Worker,
 };
-use crate::{book::BookError, explorer, store::Store};
+use crate::{
+    book::BookError,
+    explorer::{self, json::ExploreJson},
+    rules::JanggiRules,
+    store::Store,
+};
 
 /// Answers one request. Never panics on any input (the server also catches panics as a last
 /// resort and answers 500).
@@ -137,7 +142,7 @@ fn status(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
 
 fn position(_worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
     params.only(&["variant", "fen", "moves", "rules"])?;
-    let line = Line::from_params(params)?;
+    let line = line_from_params(params, JanggiRules::TOURNAMENT)?;
     Ok(Reply::json(&PositionJson::new(&line)))
 }
 
@@ -153,7 +158,7 @@ fn explore(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
     let q = super::explore::query(params)?;
     let store = store(worker)?;
     match explorer::explore(store, &q) {
-        Ok(answer) => Ok(Reply::json(&answer)),
+        Ok(answer) => Ok(Reply::json(&ExploreJson::from(&answer))),
         Err(explorer::Error::Query(m)) => Err(ApiError::BadRequest(BadRequest(m))),
         Err(explorer::Error::Store(e)) => Err(ApiError::Internal(e.to_string())),
     }
@@ -188,7 +193,7 @@ fn game(worker: &mut Worker, id: &str, query: &str) -> Result<Reply, ApiError> {
 
 fn probe(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
     params.only(&["book", "variant", "fen", "moves", "rules"])?;
-    let line = Line::from_params(params)?;
+    let line = line_from_params(params, JanggiRules::TOURNAMENT)?;
     if worker.book_names().is_empty() {
         return Err(ApiError::Unavailable(
             "no books: start the server with `qipu serve --book FILE`".to_string(),
@@ -240,7 +245,7 @@ fn probe(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
             .iter()
             .map(|m| ProbeMoveJson {
                 mv: m.mv.to_string(),
-                notation: super::position::notations(pos, m.mv),
+                notation: explorer::notations(pos, m.mv),
                 weight: m.weight,
                 games: m.counts.and_then(|c| c.games),
                 wins: m.counts.map(|c| c.wins),

@@ -378,16 +378,24 @@ function drawExplore() {
   }
   const names = SIDE_NAMES[state.variant];
   $('totals').append(
-    h('div', {}, `${ex.games.toLocaleString()} games · ${names.first} ${ex.first_wins} · draws ${ex.draws} · ${names.second} ${ex.second_wins}`),
+    h('div', {}, `${ex.games.toLocaleString()} games (${(ex.decided ?? ex.games).toLocaleString()} decided) · ${names.first} ${ex.first_wins} · draws ${ex.draws} · ${names.second} ${ex.second_wins}`),
     wdlBar(ex.first_wins, ex.draws, ex.second_wins),
   );
-  if (ex.moves.length === 0) note.textContent = 'No games continue from this position.';
+  const why = {
+    empty_database: 'The database holds no game of this variant.',
+    filtered: 'Games go through this position, but the filters removed every one.',
+    beyond_max_ply: 'This position is deeper than the database indexes (it was imported with --max-ply).',
+    not_reached: 'No game in the database goes through this position.',
+  };
+  if (ex.no_games) note.textContent = why[ex.no_games] || 'No games.';
+  else if (ex.moves.length === 0) note.textContent = 'No games continue from this position.';
   for (const m of ex.moves) {
     const tr = h('tr', { 'data-move': m.move, title: m.move },
       h('td', { class: 'mv' }, moveText(m.move, m.notation)),
       h('td', { class: 'num' }, `${m.games.toLocaleString()} `, h('small', {}, `${Math.round(pct(m.games, ex.games))}%`)),
       h('td', { class: 'bar' }, wdlBar(m.first_wins, m.draws, m.second_wins)),
-      h('td', { class: 'num' }, `${(100 * m.score).toFixed(1)}%`),
+      h('td', { class: 'num', title: `${m.decided} of ${m.games} games with a known result` },
+        m.score === null || m.score === undefined ? '—' : `${(100 * m.score).toFixed(1)}%`),
       h('td', { class: 'num' }, m.avg_rating === null || m.avg_rating === undefined ? '–' : String(Math.round(m.avg_rating))),
     );
     tr.addEventListener('click', () => play(m.move));

@@ -1,0 +1,101 @@
+//! The explorer's typed answer. [`super::json`] turns it into the JSON contract.
+
+use std::collections::BTreeMap;
+
+use super::Opening;
+use crate::{
+    rules::{Color, Move, Outcome, Variant},
+    store::GameCounts,
+};
+
+/// The answer for one position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    /// The game.
+    pub variant: Variant,
+    /// FEN of the position.
+    pub fen: String,
+    /// qipu key of the position.
+    pub key: u64,
+    /// The side to move.
+    pub turn: Color,
+    /// The games through the position (that pass the filter).
+    pub counts: GameCounts,
+    /// Opening name: ECCO code and name (Xiangqi), or the formations (Janggi).
+    pub opening: Option<Opening>,
+    /// Moves played from the position, most played first.
+    pub moves: Vec<MoveLine>,
+    /// The best games through the position (or through `top_move`).
+    pub top_games: Vec<TopGame>,
+    /// Why no game goes through the position, when none does.
+    pub no_games: Option<NoGames>,
+}
+
+/// One move from the position and the games that played it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveLine {
+    /// The move.
+    pub mv: Move,
+    /// The move in other notations: `wxf` and `chinese` (Xiangqi), `korean` (Janggi).
+    pub notation: BTreeMap<&'static str, String>,
+    /// The games that played it.
+    pub counts: GameCounts,
+    /// Latest date it was played (`YYYY`, `YYYY-MM` or `YYYY-MM-DD`).
+    pub last_date: Option<String>,
+}
+
+/// A game in the top-games list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopGame {
+    /// Database id.
+    pub id: i64,
+    /// First player (Red/Cho).
+    pub first: Option<String>,
+    /// Second player (Black/Han).
+    pub second: Option<String>,
+    /// Result, `None` when unknown.
+    pub result: Option<Outcome>,
+    /// Date.
+    pub date: Option<String>,
+    /// Event.
+    pub event: Option<String>,
+}
+
+/// Why an answer has no games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoGames {
+    /// The database holds no game of this variant.
+    EmptyDatabase,
+    /// Games go through the position, but the filters removed every one.
+    Filtered,
+    /// The position lies deeper than the plies the database indexes (`--max-ply`).
+    BeyondMaxPly(usize),
+    /// No stored game reaches the position.
+    NotReached,
+}
+
+impl NoGames {
+    /// The JSON code: `empty_database`, `filtered`, `beyond_max_ply`, `not_reached`.
+    pub fn code(self) -> &'static str {
+        match self {
+            NoGames::EmptyDatabase => "empty_database",
+            NoGames::Filtered => "filtered",
+            NoGames::BeyondMaxPly(_) => "beyond_max_ply",
+            NoGames::NotReached => "not_reached",
+        }
+    }
+
+    /// A sentence for the terminal.
+    pub fn message(self) -> String {
+        match self {
+            NoGames::EmptyDatabase => "the database holds no game of this variant".to_string(),
+            NoGames::Filtered => {
+                "games go through this position, but the filters removed every one".to_string()
+            }
+            NoGames::BeyondMaxPly(n) => format!(
+                "the position is deeper than the database indexes (imported with --max-ply {n})"
+            ),
+            NoGames::NotReached => "no game in the database goes through this position".to_string(),
+        }
+    }
+}
