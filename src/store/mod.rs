@@ -26,6 +26,7 @@
 
 mod codec;
 mod counts;
+pub mod evals;
 mod migrate;
 mod position;
 mod ranges;
