@@ -13,8 +13,10 @@
 //! assert_eq!(pos.legal_moves().len(), 44);
 //! ```
 
+pub mod analysis;
 pub mod book;
 pub mod cli;
+pub mod engine;
 pub mod explorer;
 pub mod formats;
 pub mod notation;

@@ -1,5 +1,6 @@
 //! The `qipu` command line. The only module that knows clap.
 
+mod analyse;
 mod book;
 mod convert;
 mod explore;
@@ -45,6 +46,8 @@ enum Command {
     Export(export::ExportArgs),
     /// What is in a database.
     Stats(stats::StatsArgs),
+    /// Score the moves of the database's opening tree with a UCI engine.
+    Analyse(analyse::AnalyseArgs),
 }
 
 /// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
@@ -62,6 +65,7 @@ pub fn main() -> ExitCode {
         Command::Explore(args) => explore::explore(&args),
         Command::Export(args) => export::export(&args),
         Command::Stats(args) => stats::stats(&args),
+        Command::Analyse(args) => analyse::analyse(&args),
     };
     match result {
         Ok(code) => code,

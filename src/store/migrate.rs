@@ -50,6 +50,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../schema/004_filters.sql"),
         then: Some(Store::rebuild_positions),
     },
+    Migration {
+        name: "005_evals",
+        sql: include_str!("../../schema/005_evals.sql"),
+        then: None,
+    },
 ];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {

@@ -36,6 +36,7 @@
 
 mod buckets;
 mod codec;
+pub mod evals;
 mod filter;
 mod game_facts;
 mod links;

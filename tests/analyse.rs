@@ -1,0 +1,622 @@
+//! `qipu analyse` end to end: the real engine (Fairy-Stockfish, skipped with a message where
+//! it is not installed) on both games, a kill -9 mid-run and its resumption, the scores
+//! against the engine's own answer, the sign of a chariot blunder, and a fake engine for
+//! hangs, crashes and garbage.
+
+use std::{
+    collections::{BTreeMap, BTreeSet, HashMap},
+    io::{BufRead, BufReader, Write},
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use qipu::{
+    formats::{facts::Score, Game, MoveNode, Source},
+    pipeline::{import, ImportOptions},
+    rules::{AnyPosition, JanggiRules, Move, Variant},
+    store::Store,
+};
+
+use crate::common::fixture;
+
+/// The real engine, or `None` with a message saying the test is skipped.
+fn engine() -> Option<PathBuf> {
+    let path = std::env::var_os("QIPU_ENGINE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/games/fairy-stockfish"));
+    if path.is_file() {
+        Some(path)
+    } else {
+        eprintln!(
+            "skipped: no UCI engine at {} (apt-get install fairy-stockfish; .ci/run installs it)",
+            path.display()
+        );
+        None
+    }
+}
+
+/// The fake engine, copied to `dir` and made executable (a checkout may lose the mode bit).
+fn fake_engine(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let to = dir.join("fake-uci.sh");
+    std::fs::copy(fixture("engine/fake-uci.sh"), &to).unwrap();
+    std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).unwrap();
+    to
+}
+
+/// A game from canonical moves; `tag` keeps otherwise equal games apart.
+fn game(variant: Variant, moves: &[&str], tag: usize) -> Game {
+    let mut g = Game::new(variant, Source::default());
+    g.moves = moves.iter().map(|m| MoveNode::new(*m)).collect();
+    g.tags.first = Some(format!("player {tag}"));
+    g
+}
+
+/// Xiangqi games through the position after h0g2 h9g7 i0i1 b9c7, where i1h1 drops the
+/// chariot to the h7 cannon (h2 is the screen, nothing guards h1), plus some others.
+fn xiangqi_games() -> Vec<Vec<&'static str>> {
+    let base = ["h0g2", "h9g7", "i0i1", "b9c7"];
+    let with = |rest: &[&'static str]| base.iter().chain(rest).copied().collect::<Vec<_>>();
+    vec![
+        with(&["i1h1", "h7h1"]),
+        with(&["b0c2", "a9a8"]),
+        with(&["b0c2", "h7h3"]),
+        with(&["b2e2", "a9a8"]),
+        vec!["h2e2", "h9g7", "h0g2"],
+        vec!["h2e2", "h9g7", "b0c2"],
+        vec!["h2e2", "b9c7"],
+        vec!["c3c4", "g6g5"],
+    ]
+}
+
+/// Janggi games chosen from the legal moves (no passes), branching at every ply.
+fn janggi_games() -> Vec<Vec<String>> {
+    (0..6)
+        .map(|g| {
+            let mut pos = AnyPosition::new(Variant::Janggi).with_janggi_rules(JanggiRules::SERVER);
+            let mut out = Vec::new();
+            for ply in 0..4 {
+                let mut moves: Vec<Move> = pos
+                    .legal_moves()
+                    .iter()
+                    .copied()
+                    .filter(|m| !m.is_pass())
+                    .collect();
+                moves.sort_by_key(|m| m.to_u16());
+                let pick = [g / 3, g / 2, g, g + 1][ply];
+                let m = moves[(pick * 7 + ply) % moves.len()];
+                pos.play(m).unwrap();
+                out.push(m.to_string());
+            }
+            out
+        })
+        .collect()
+}
+
+/// All test games, in one list.
+fn all_games(janggi: bool) -> Vec<(Variant, Vec<String>)> {
+    let mut out: Vec<(Variant, Vec<String>)> = xiangqi_games()
+        .into_iter()
+        .map(|g| (Variant::Xiangqi, g.into_iter().map(String::from).collect()))
+        .collect();
+    if janggi {
+        out.extend(janggi_games().into_iter().map(|g| (Variant::Janggi, g)));
+    }
+    out
+}
+
+fn make_db(path: &Path, janggi: bool) {
+    let games: Vec<_> = all_games(janggi)
+        .iter()
+        .enumerate()
+        .map(|(i, (v, moves))| {
+            let moves: Vec<&str> = moves.iter().map(String::as_str).collect();
+            Ok(game(*v, &moves, i))
+        })
+        .collect();
+    let mut store = Store::open(path).unwrap();
+    let report = import(
+        &mut store,
+        games.into_iter(),
+        &ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(report.rejected, 0);
+}
+
+/// The positions with at least `min_games` games within `max_ply` plies and the moves played
+/// there, counted from the game lists (not from the store): key → (position, moves).
+fn expected_positions(
+    games: &[(Variant, Vec<String>)],
+    min_games: usize,
+    max_ply: usize,
+) -> BTreeMap<u64, (AnyPosition, BTreeSet<Move>)> {
+    let mut through: HashMap<u64, (AnyPosition, BTreeSet<usize>, BTreeSet<Move>)> = HashMap::new();
+    for (gi, (v, moves)) in games.iter().enumerate() {
+        let mut pos = AnyPosition::new(*v).with_janggi_rules(JanggiRules::SERVER);
+        for ply in 0..=max_ply.min(moves.len()) {
+            let e = through
+                .entry(pos.key())
+                .or_insert_with(|| (pos.clone(), BTreeSet::new(), BTreeSet::new()));
+            e.1.insert(gi);
+            if let Some(m) = moves.get(ply) {
+                let m: Move = m.parse().unwrap();
+                e.2.insert(m);
+                pos.play(m).unwrap();
+            }
+        }
+    }
+    through
+        .into_iter()
+        .filter(|(_, (_, g, _))| g.len() >= min_games)
+        .map(|(k, (p, _, m))| (k, (p, m)))
+        .collect()
+}
+
+fn qipu() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_qipu"))
+}
+
+fn analyse_json(
+    db: &Path,
+    engine: &Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (i32, serde_json::Value) {
+    let mut cmd = qipu();
+    cmd.arg("analyse")
+        .arg("--db")
+        .arg(db)
+        .arg("--engine")
+        .arg(engine)
+        .args(extra)
+        .arg("--json");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let doc = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {stdout}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), doc)
+}
+
+/// Every stored row: evals (key, move code, cp, mate, depth) and best moves (key, move, depth).
+type Dump = (
+    BTreeSet<(i64, i64, Option<i64>, Option<i64>, i64)>,
+    BTreeSet<(i64, Option<i64>, i64)>,
+);
+
+fn dump(db: &Path) -> Dump {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut evals = BTreeSet::new();
+    let mut stmt = conn
+        .prepare("SELECT key, mv, cp, mate, depth FROM evals")
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap();
+    for r in rows {
+        evals.insert(r.unwrap());
+    }
+    let mut best = BTreeSet::new();
+    let mut stmt = conn
+        .prepare("SELECT key, mv, depth FROM eval_best")
+        .unwrap();
+    for r in stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+    {
+        best.insert(r.unwrap());
+    }
+    (evals, best)
+}
+
+/// Asks the engine directly (not through qipu's engine module) for `go depth N searchmoves M`
+/// from a clean state: the score it prints last.
+fn engine_says(engine: &Path, variant: Variant, fen: &str, mv: &str, depth: u32) -> Score {
+    let mut child = Command::new(engine)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "uci\nsetoption name Threads value 1\nsetoption name UCI_Variant value {}\nucinewgame\nposition fen {fen}\ngo depth {depth} searchmoves {mv}",
+        variant.name()
+    )
+    .unwrap();
+    stdin.flush().unwrap();
+    let mut last = None;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if w.first() == Some(&"bestmove") {
+            assert_eq!(w.get(1), Some(&mv), "{line}");
+            break;
+        }
+        if w.first() == Some(&"info") && !w.contains(&"lowerbound") && !w.contains(&"upperbound") {
+            if let Some(i) = w.iter().position(|x| *x == "score") {
+                let n: i32 = w[i + 2].parse().unwrap();
+                last = Some(if w[i + 1] == "cp" {
+                    Score::Cp(n)
+                } else {
+                    Score::Mate(n)
+                });
+            }
+        }
+    }
+    let _ = writeln!(stdin, "quit");
+    let _ = child.wait();
+    last.unwrap()
+}
+
+/// Fairy-Stockfish's spelling of a move (ranks 1–10), written here independently.
+fn fs_text(m: Move) -> String {
+    let t = m.to_string();
+    let b = t.as_bytes();
+    format!(
+        "{}{}{}{}",
+        b[0] as char,
+        b[1] - b'0' + 1,
+        b[2] as char,
+        b[3] - b'0' + 1
+    )
+}
+
+#[test]
+fn real_engine_scores_every_played_move_of_both_games() {
+    let Some(engine) = engine() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("a.db");
+    make_db(&db, true);
+    let (code, doc) = analyse_json(
+        &db,
+        &engine,
+        &[
+            "--depth",
+            "5",
+            "--min-games",
+            "2",
+            "--max-ply",
+            "4",
+            "--jobs",
+            "2",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{doc}");
+    let expected = expected_positions(&all_games(true), 2, 4);
+    assert!(expected
+        .values()
+        .any(|(p, _)| p.variant() == Variant::Janggi));
+    assert_eq!(doc["positions"], expected.len(), "{doc}");
+    assert_eq!(doc["analysed"], expected.len(), "{doc}");
+    assert_eq!(doc["failed"], 0);
+    let store = Store::open_read_only(&db).unwrap();
+    let mut scored = 0;
+    for (key, (pos, played)) in &expected {
+        let evals = store.evals_at(*key).unwrap();
+        let stored: BTreeSet<Move> = evals.iter().map(|e| e.mv).collect();
+        assert!(
+            played.is_subset(&stored),
+            "{}: {played:?} vs {stored:?}",
+            pos.fen()
+        );
+        let best = store.engine_best(*key).unwrap().expect("a best move");
+        assert_eq!(best.depth, 5);
+        let b = best.mv.expect("positions of these games have moves");
+        assert!(pos.is_legal(b), "{}: best {b}", pos.fen());
+        // Everything stored is a played move or the engine's choice, each at depth 5.
+        assert!(stored.iter().all(|m| played.contains(m) || *m == b));
+        assert!(evals
+            .iter()
+            .all(|e| e.depth == 5 && e.engine.starts_with("Fairy-Stockfish")));
+        assert_eq!(evals.iter().filter(|e| e.best).count(), 1);
+        scored += stored.len();
+    }
+    assert_eq!(doc["evals_written"], scored);
+    // A second run finds everything stored and searches nothing.
+    let (code, again) = analyse_json(
+        &db,
+        &engine,
+        &["--depth", "5", "--min-games", "2", "--max-ply", "4"],
+        &[],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        (again["already_stored"].clone(), again["searches"].clone()),
+        (doc["positions"].clone(), 0.into())
+    );
+    // A shallower one changes nothing, a deeper one replaces.
+    let before = dump(&db);
+    analyse_json(
+        &db,
+        &engine,
+        &["--depth", "3", "--min-games", "2", "--max-ply", "4"],
+        &[],
+    );
+    assert_eq!(dump(&db), before);
+    let (_, deeper) = analyse_json(
+        &db,
+        &engine,
+        &["--depth", "6", "--min-games", "3", "--max-ply", "1"],
+        &[],
+    );
+    assert!(deeper["evals_written"].as_u64().unwrap() > 0, "{deeper}");
+    let start = AnyPosition::new(Variant::Xiangqi).key();
+    let store = Store::open_read_only(&db).unwrap();
+    let played = &expected[&start].1;
+    let evals = store.evals_at(start).unwrap();
+    assert!(evals
+        .iter()
+        .filter(|e| played.contains(&e.mv))
+        .all(|e| e.depth == 6));
+    assert_eq!(store.engine_best(start).unwrap().unwrap().depth, 6);
+}
+
+#[test]
+fn stored_scores_are_the_engines_own_and_a_dropped_chariot_is_far_below() {
+    let Some(engine) = engine() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("x.db");
+    make_db(&db, false);
+    let depth = 7;
+    let (code, doc) = analyse_json(
+        &db,
+        &engine,
+        &[
+            "--depth",
+            "7",
+            "--min-games",
+            "4",
+            "--max-ply",
+            "4",
+            "--jobs",
+            "1",
+            "--option",
+            "Threads=1",
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{doc}");
+    let mut pos = AnyPosition::new(Variant::Xiangqi);
+    for m in ["h0g2", "h9g7", "i0i1", "b9c7"] {
+        pos.play(m.parse().unwrap()).unwrap();
+    }
+    let store = Store::open_read_only(&db).unwrap();
+    let evals = store.evals_at(pos.key()).unwrap();
+    let fen = format!("{} - - 0 1", pos.fen().split(" - ").next().unwrap());
+    let cp = |s: Score| match s {
+        Score::Cp(c) => c,
+        Score::Mate(m) => panic!("unexpected mate {m}"),
+    };
+    for e in &evals {
+        let direct = engine_says(&engine, Variant::Xiangqi, &fen, &fs_text(e.mv), depth);
+        assert_eq!(e.score, direct, "{} at {fen}", e.mv);
+        assert_eq!(e.options, "Threads=1");
+    }
+    let blunder: Move = "i1h1".parse().unwrap();
+    let lost = cp(evals.iter().find(|e| e.mv == blunder).unwrap().score);
+    let others: Vec<i32> = evals
+        .iter()
+        .filter(|e| e.mv != blunder)
+        .map(|e| cp(e.score))
+        .collect();
+    assert!(others.len() >= 2);
+    // A chariot is worth about 9 pawns in Fairy-Stockfish's xiangqi; losing it for nothing
+    // must cost the mover several hundred centipawns against every other move.
+    assert!(
+        others.iter().all(|o| lost < o - 300),
+        "chariot loss {lost} vs {others:?}"
+    );
+    assert!(lost < -300);
+}
+
+#[test]
+fn killed_run_resumed_stores_what_an_uninterrupted_run_stores() {
+    let Some(engine) = engine() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "--depth",
+        "7",
+        "--min-games",
+        "1",
+        "--max-ply",
+        "3",
+        "--jobs",
+        "1",
+    ];
+    let clean = dir.path().join("clean.db");
+    make_db(&clean, true);
+    let (code, doc) = analyse_json(&clean, &engine, &args, &[]);
+    assert_eq!(code, 0, "{doc}");
+    let want = dump(&clean);
+    let total = want.1.len();
+    assert_eq!(doc["positions"], total);
+    let mut killed_mid_way = false;
+    for attempt in 0..4 {
+        let db = dir.path().join(format!("killed{attempt}.db"));
+        make_db(&db, true);
+        let mut child = qipu()
+            .arg("analyse")
+            .arg("--db")
+            .arg(&db)
+            .arg("--engine")
+            .arg(&engine)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Kill -9 once a few positions are stored (earlier on each retry).
+        let stored_before_kill = (total / (3 + attempt)).max(1);
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let at_kill = loop {
+            let n = dump(&db).1.len();
+            if n >= stored_before_kill || Instant::now() > deadline {
+                child.kill().unwrap();
+                break n;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        child.wait().unwrap();
+        let after_kill = dump(&db);
+        if at_kill >= total || after_kill.1.len() >= total {
+            continue;
+        }
+        killed_mid_way = true;
+        // Nothing stored is half a position: each stored best move has its scores.
+        for (key, best, _) in &after_kill.1 {
+            if let Some(b) = best {
+                assert!(after_kill.0.iter().any(|(k, m, ..)| k == key && m == b));
+            }
+        }
+        let (code, doc) = analyse_json(&db, &engine, &args, &[]);
+        assert_eq!(code, 0, "{doc}");
+        assert_eq!(
+            doc["already_stored"].as_u64().unwrap() as usize,
+            after_kill.1.len(),
+            "{doc}"
+        );
+        assert_eq!(
+            dump(&db),
+            want,
+            "resumed run differs from the uninterrupted one"
+        );
+        break;
+    }
+    assert!(killed_mid_way, "every run finished before the kill");
+}
+
+/// A small Xiangqi database for the fake engine, which misbehaves in the position after h2e2
+/// (the only one whose FEN holds `1C2C4/9/RNBAKABNR b`).
+fn fake_setup() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("f.db");
+    make_db(&db, false);
+    let fake = fake_engine(dir.path());
+    (dir, db, fake)
+}
+
+const FAKE_ARGS: [&str; 10] = [
+    "--depth",
+    "1",
+    "--min-games",
+    "1",
+    "--max-ply",
+    "2",
+    "--jobs",
+    "2",
+    "--timeout",
+    "2",
+];
+
+#[test]
+fn a_hanging_crashing_or_babbling_engine_fails_its_position_only() {
+    let (_dir, db, fake) = fake_setup();
+    let expected = expected_positions(&all_games(false), 1, 2);
+    let bad_fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 0 1";
+    for (mode, says) in [
+        ("hang", "no `bestmove` in time"),
+        ("crash", "the process ended"),
+        ("garbage", "`bestmove` is not a legal move"),
+    ] {
+        let _ = std::fs::remove_file(&db);
+        make_db(&db, false);
+        let (code, doc) = analyse_json(
+            &db,
+            &fake,
+            &FAKE_ARGS,
+            &[
+                ("QIPU_FAKE_MODE", mode),
+                ("QIPU_FAKE_ON", "1C2C4/9/RNBAKABNR b"),
+            ],
+        );
+        assert_eq!(code, 1, "{mode}: {doc}");
+        assert_eq!(doc["positions"], expected.len());
+        assert_eq!(doc["failed"], 1, "{mode}: {doc}");
+        assert_eq!(
+            doc["analysed"].as_u64().unwrap() as usize,
+            expected.len() - 1,
+            "{mode}"
+        );
+        let err = &doc["errors"][0];
+        assert_eq!(err["fen"], bad_fen, "{mode}");
+        let reason = err["reason"].as_str().unwrap();
+        assert!(
+            reason.contains(says) && reason.contains(bad_fen),
+            "{mode}: {reason}"
+        );
+        // The others are stored; a rerun with a sound engine does the failed one only.
+        let store = Store::open_read_only(&db).unwrap();
+        let with_best = expected
+            .keys()
+            .filter(|k| store.engine_best(**k).unwrap().is_some())
+            .count();
+        assert_eq!(with_best, expected.len() - 1, "{mode}");
+        drop(store);
+        let (code, doc) = analyse_json(&db, &fake, &FAKE_ARGS, &[]);
+        assert_eq!(code, 0, "{mode}: {doc}");
+        assert_eq!(
+            (doc["analysed"].as_u64(), doc["already_stored"].as_u64()),
+            (Some(1), Some(expected.len() as u64 - 1))
+        );
+    }
+}
+
+#[test]
+fn a_path_that_is_no_engine_fails_at_once_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("n.db");
+    make_db(&db, false);
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "not an engine\n").unwrap();
+    for (engine, says) in [
+        (PathBuf::from("/bin/true"), "not a UCI engine"),
+        (PathBuf::from("/bin/cat"), "echoes its input"),
+        (dir.path().join("missing"), "cannot start it"),
+        (text, "cannot start it"),
+        (dir.path().to_path_buf(), "it is a directory"),
+    ] {
+        let out = qipu()
+            .args(["analyse", "--db"])
+            .arg(&db)
+            .arg("--engine")
+            .arg(&engine)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}: {stderr}", engine.display());
+        assert!(
+            stderr.contains(says) && stderr.contains(&*engine.to_string_lossy()),
+            "{stderr}"
+        );
+    }
+    // An option the engine lacks is refused before any work.
+    let fake = fake_engine(dir.path());
+    let out = qipu()
+        .args(["analyse", "--db"])
+        .arg(&db)
+        .arg("--engine")
+        .arg(&fake)
+        .args(["--option", "Nonsense=3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no option `Nonsense`"));
+    assert_eq!(
+        Store::open_read_only(&db).unwrap().eval_counts().unwrap(),
+        (0, 0)
+    );
+}
