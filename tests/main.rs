@@ -11,3 +11,4 @@ mod pipeline;
 mod rules;
 mod store;
 mod web;
+mod web_limits;
