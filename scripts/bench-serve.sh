@@ -4,13 +4,20 @@
 #
 #   scripts/bench-serve.sh [DB] [--endpoint explore|position] [--duration 20s]
 #                          [--connections 16] [--threads 4] [--depth 4] [--no-cache]
+#                          [--with-import] [--slow-clients N] [--all]
 #
 # DB defaults to target/bench/corpus.db; if that file does not exist it is built first with
 # `qipu import ../shared/data` (the whole shared corpus). The URLs are the positions of the
 # opening tree: from the start, every move played at least --min-games times, to --depth
 # plies (both variants), visited round-robin so that the cache of a single position does not
-# flatter the numbers; --no-cache measures every answer computed from SQLite. Target on
-# 2 cores: >= 5,000 requests/s with p99 < 10 ms.
+# flatter the numbers; --no-cache measures every answer computed from SQLite.
+# --with-import serves a copy of the corpus without ../shared/data/xiangqi/ccpd and imports
+# ccpd into it while wrk runs (the import's games are new, so it really writes).
+# --slow-clients N holds N slowloris connections open during the run (each sends one header
+# byte every 2 s and reconnects when the server closes it) and prints how long the server let
+# them live. --all runs cache on, cache off, with an import, and 64 slow clients in turn.
+# Every connection goes to 127.0.0.1; every run is bounded by --duration.
+# Target on 2 cores: >= 5,000 requests/s with p99 < 10 ms.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +29,10 @@ workers=4
 depth=4
 min_games=20
 cache_mb=64
+with_import=0
+slow=0
+all=0
+args=("$@")
 while [ $# -gt 0 ]; do
   case "$1" in
     --endpoint) endpoint=$2; shift 2 ;;
@@ -31,21 +42,60 @@ while [ $# -gt 0 ]; do
     --depth) depth=$2; shift 2 ;;
     --min-games) min_games=$2; shift 2 ;;
     --no-cache) cache_mb=0; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --with-import) with_import=1; shift ;;
+    --slow-clients) slow=$2; shift 2 ;;
+    --all) all=1; shift ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) db=$1; shift ;;
   esac
 done
 
+if [ "$all" = 1 ]; then
+  rest=()
+  for a in "${args[@]}"; do [ "$a" = --all ] || rest+=("$a"); done
+  for mode in "" "--no-cache" "--with-import" "--slow-clients 64"; do
+    echo "== ${mode:-cache on}"
+    # shellcheck disable=SC2086
+    "$0" "${rest[@]}" $mode
+  done
+  exit 0
+fi
+
 command -v wrk >/dev/null || { echo "wrk not found: apt-get install -y wrk" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 not found" >&2; exit 2; }
-cargo build --release --quiet
-qipu=target/release/qipu
+if [ -z "${QIPU_BIN:-}" ]; then
+  cargo build --release --quiet
+fi
+qipu=${QIPU_BIN:-target/release/qipu}
+shared=${QIPU_SHARED:-../shared}
 
 if [ "$endpoint" = explore ] && [ ! -f "$db" ]; then
-  shared=${QIPU_SHARED:-../shared}
   mkdir -p "$(dirname "$db")"
   echo "building $db from $shared/data (whole corpus) ..." >&2
   "$qipu" import "$shared/data" --db "$db" >&2 || [ $? -eq 1 ] # 1 = some games rejected
+fi
+
+tmp=$(mktemp -d)
+server=
+importer=
+slowpid=
+cleanup() {
+  for p in $server $importer $slowpid; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ "$with_import" = 1 ]; then
+  base=target/bench/corpus-without-ccpd.db
+  if [ ! -f "$base" ]; then
+    echo "building $base ..." >&2
+    parts=("$shared"/data/janggi)
+    for d in "$shared"/data/xiangqi/*; do [ "$(basename "$d")" = ccpd ] || parts+=("$d"); done
+    "$qipu" import "${parts[@]}" --db "$base" >&2 || [ $? -eq 1 ]
+  fi
+  cp "$base" "$tmp/served.db"
+  db=$tmp/served.db
 fi
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -53,14 +103,12 @@ server_args=(serve --addr "127.0.0.1:$port" --threads "$workers" --cache-mb "$ca
 [ "$endpoint" = explore ] && server_args+=(--db "$db")
 "$qipu" "${server_args[@]}" 2>target/bench-serve.log &
 server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
 for _ in $(seq 100); do
   curl -sf "http://127.0.0.1:$port/api/status" >/dev/null 2>&1 && break
   sleep 0.1
 done
 
-paths=$(mktemp)
-trap 'kill "$server" 2>/dev/null || true; rm -f "$paths"' EXIT
+paths=$tmp/paths
 python3 - "$port" "$endpoint" "$depth" "$min_games" >"$paths" <<'PY'
 import json, sys, urllib.parse, urllib.request
 port, endpoint, depth, min_games = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -92,21 +140,66 @@ for variant in ("xiangqi", "janggi"):
 print("\n".join(out))
 PY
 count=$(wc -l <"$paths")
-echo "$count distinct positions ($endpoint), $connections connections, $workers server threads, cache ${cache_mb} MiB, $duration" >&2
+echo "$count distinct positions ($endpoint), $connections connections, $workers server threads, cache ${cache_mb} MiB, $duration, import: $with_import, slow clients: $slow" >&2
 
-lua=$(mktemp --suffix=.lua)
-trap 'kill "$server" 2>/dev/null || true; rm -f "$paths" "$lua"' EXIT
-cat >"$lua" <<'LUA'
+secs=${duration%s}
+if [ "$slow" -gt 0 ]; then
+  python3 - "$port" "$slow" "$((secs + 1))" >"$tmp/slow.txt" <<'PY' &
+import socket, sys, time
+port, n, run_for = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+end = time.monotonic() + run_for
+conns, opened, closed, lifetimes, refused = {}, 0, 0, [], 0
+def connect():
+    global opened
+    s = socket.create_connection(("127.0.0.1", port), timeout=1)
+    s.setblocking(False)
+    s.send(b"G")
+    opened += 1
+    return s
+while len(conns) < n:
+    conns[connect()] = time.monotonic()
+while time.monotonic() < end:
+    for s, born in list(conns.items()):
+        try:
+            data = s.recv(4096)
+            gone = True  # an answer (408/503) or end of stream: the server closed it
+        except BlockingIOError:
+            try:
+                s.send(b"E")
+                gone = False
+            except OSError:
+                gone = True
+        except OSError:
+            gone = True
+        if gone:
+            closed += 1
+            lifetimes.append(time.monotonic() - born)
+            s.close()
+            del conns[s]
+            conns[connect()] = time.monotonic()
+    time.sleep(2)
+held = [time.monotonic() - b for b in conns.values()]
+print(f"slow connections: {opened} opened, {closed} closed by the server, "
+      f"longest lived {max(lifetimes + held):.1f} s, {len(held)} open at the end")
+PY
+  slowpid=$!
+  sleep 1
+fi
+if [ "$with_import" = 1 ]; then
+  ( start=$(date +%s.%N)
+    "$qipu" import "$shared/data/xiangqi/ccpd" --db "$db" >"$tmp/import.txt" 2>&1 || true
+    echo "import beside the server: $(head -1 "$tmp/import.txt") (wall $(python3 -c "import time; print(round(time.time() - $start, 1))") s)" >>"$tmp/import.txt"
+  ) &
+  importer=$!
+fi
+
+cat >"$tmp/bench.lua" <<'LUA'
 local paths = {}
 for line in io.lines(os.getenv("QIPU_PATHS")) do paths[#paths + 1] = line end
 local i = math.random(#paths)
 request = function()
   i = i % #paths + 1
   return wrk.format("GET", paths[i])
-end
-local errors = 0
-response = function(status)
-  if status ~= 200 then errors = errors + 1 end
 end
 done = function(summary, latency, requests)
   io.write(string.format("non-2xx or socket errors: %d\n",
@@ -118,5 +211,8 @@ done = function(summary, latency, requests)
   end
 end
 LUA
-QIPU_PATHS=$paths wrk -t2 -c"$connections" -d"$duration" --latency -s "$lua" "http://127.0.0.1:$port" \
+QIPU_PATHS=$paths wrk -t2 -c"$connections" -d"$duration" --latency -s "$tmp/bench.lua" "http://127.0.0.1:$port" \
   | tee target/bench-serve.txt | grep -E '^(requests/s|p50|p90|p99|p99.9|non-2xx)'
+if [ -n "$importer" ]; then wait "$importer" || true; tail -1 "$tmp/import.txt"; importer=; fi
+if [ -n "$slowpid" ]; then wait "$slowpid" || true; cat "$tmp/slow.txt"; slowpid=; fi
+echo "server RSS: $(awk '/VmHWM/ {print $2, $3}' /proc/$server/status 2>/dev/null || echo '?') peak"

@@ -13,3 +13,4 @@ mod pipeline;
 mod rules;
 mod store;
 mod web;
+mod web_limits;

@@ -1,11 +1,11 @@
 //! `qipu serve`: the HTTP API and the web explorer.
 
-use std::{path::PathBuf, process::ExitCode};
+use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::Args;
 
 use super::CliError;
-use crate::web::{Config, Server};
+use crate::web::{Config, Server, Timeouts};
 
 /// Arguments of `qipu serve`.
 #[derive(Args, Debug)]
@@ -29,6 +29,21 @@ pub struct ServeArgs {
     /// Memory for cached answers of /api/explore and /api/games, in MiB (0 = no cache).
     #[arg(long, default_value_t = 64)]
     cache_mb: usize,
+    /// Let the pages of this one other origin (e.g. `https://example.org`) read the answers
+    /// (CORS). Without it only the server's own page can.
+    #[arg(long, value_name = "ORIGIN")]
+    cors: Option<String>,
+    /// Show the full source paths of games in /api/games (by default only file names, so
+    /// that the folders of this machine stay private).
+    #[arg(long)]
+    show_paths: bool,
+    /// Most client connections open at once; one more is answered 503.
+    #[arg(long, default_value_t = 256)]
+    max_connections: usize,
+    /// Seconds a client has to send a request head (and, separately, a body); a kept-alive
+    /// connection is closed after half as long without a request.
+    #[arg(long, default_value_t = 10)]
+    timeout: u64,
 }
 
 /// Runs `qipu serve` until the process is stopped.
@@ -57,6 +72,18 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode, CliError> {
         threads: args.threads.clamp(1, 256),
         db,
         cache_bytes: args.cache_mb.min(1 << 20) << 20,
+        cors: args.cors.clone(),
+        show_paths: args.show_paths,
+        max_connections: args.max_connections.clamp(1, 16_384),
+        timeouts: {
+            let secs = Duration::from_secs(args.timeout.clamp(1, 3600));
+            Timeouts {
+                head: secs,
+                body: secs,
+                idle: secs / 2,
+                write: secs,
+            }
+        },
     };
     let server = Server::bind(config)?;
     match &server.config().db {

@@ -12,7 +12,11 @@
 //! | `/api/probe?book=&variant=&fen=&moves=` | the moves a `--book` holds for the position (`book` may be left out with one book) |
 //!
 //! Bad parameters answer 400, unknown routes and games 404, other methods 405, over-long
-//! request targets 414; without a database (or books) their routes answer 503. Each worker
+//! request targets 414; without a database (or books) their routes answer 503. Malformed
+//! requests (not HTTP/1.x, bytes outside ASCII in the request line) answer 400 and slow ones
+//! 408, and their connection is closed (see the [`Server`] for the limits). Answers carry no
+//! CORS header unless `--cors ORIGIN` names the one other origin allowed to read them, and
+//! `/api/games/{id}` shows a source's file name only, unless `--show-paths`. Each worker
 //! thread keeps its own read-only SQLite connection (WAL: an import may write beside the
 //! server); answers of `/api/explore` and `/api/games` are cached until the database files
 //! change (checked every 250 ms). Parameters: `moves` is a list separated by commas or spaces in any notation
@@ -33,6 +37,7 @@ mod assets;
 pub mod cache;
 pub mod explore;
 pub mod game;
+mod http;
 pub mod position;
 pub mod query;
 mod reply;
@@ -42,5 +47,5 @@ mod worker;
 
 pub use reply::Reply;
 pub use routes::{route, ApiError};
-pub use server::{Config, Server};
-pub use worker::Worker;
+pub use server::{valid_origin, Config, Server, Timeouts};
+pub use worker::{file_name_only, Worker};

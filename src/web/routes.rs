@@ -184,7 +184,7 @@ fn game(worker: &mut Worker, id: &str, query: &str) -> Result<Reply, ApiError> {
             moves: &g.moves,
             result: g.result,
             tags: &g.tags,
-            source: &g.source,
+            source: &worker.shown_source(&g.source),
         }))),
         Ok(None) => Err(ApiError::NotFound(format!("no game {id}"))),
         Err(e) => Err(ApiError::Internal(e.to_string())),

@@ -1,18 +1,65 @@
-//! The HTTP server: `tiny_http` reads requests on its connection threads; a fixed pool of
-//! worker threads, each with its own [`Worker`] (read connection), answers them.
+//! The HTTP server: sockets, time limits and the two pools. It owns how connections are
+//! accepted, read, answered and closed; what a request is answered is [`super::routes`]'
+//! business, the HTTP syntax [`super::http`]'s.
+//!
+//! - One thread accepts. At most [`Config::max_connections`] connections are open at once;
+//!   one more is answered `503` and closed at once.
+//! - Each open connection is served by a thread of the connection pool (threads are started
+//!   as connections need them, up to that bound, and kept for the next ones). It reads a
+//!   request head within [`Timeouts::head`] (counted from the connection's start, or from the
+//!   first byte of a later request), a body within [`Timeouts::body`], waits at most
+//!   [`Timeouts::idle`] for the next request of a kept-alive connection, and gives up on a
+//!   client that does not read its answer within [`Timeouts::write`]. A request that is too
+//!   slow is answered `408`, a malformed one `400` (or `411`/`413`/`414`/`431`), and the
+//!   connection is closed; a quiet idle connection is closed without a word.
+//! - A fixed pool of [`Worker`]s (each with its own read-only database connection) answers the
+//!   requests: a connection thread takes a worker only while [`route`] runs, never while it
+//!   reads from or writes to a client, so slow clients cannot hold the database.
 
 use std::{
-    io,
-    net::SocketAddr,
+    io::{self, Read, Write},
+    net::{Shutdown, SocketAddr, TcpListener, TcpStream},
     panic::{catch_unwind, AssertUnwindSafe},
     path::PathBuf,
-    sync::Arc,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        mpsc, Arc, Condvar, Mutex, MutexGuard,
+    },
     thread,
+    time::{Duration, Instant},
 };
 
-use tiny_http::{Header, Response, StatusCode};
+use super::{
+    cache::Cache,
+    http::{self, Head, MAX_HEAD},
+    reply::Reply,
+    routes::route,
+    worker::Worker,
+};
 
-use super::{cache::Cache, reply::Reply, routes::route, worker::Worker};
+/// Time limits on a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// To send a whole request head.
+    pub head: Duration,
+    /// To send a request body.
+    pub body: Duration,
+    /// Between the answer to a request and the first byte of the next one.
+    pub idle: Duration,
+    /// To take an answer (each write).
+    pub write: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            head: Duration::from_secs(10),
+            body: Duration::from_secs(10),
+            idle: Duration::from_secs(5),
+            write: Duration::from_secs(10),
+        }
+    }
+}
 
 /// How to run the server.
 #[derive(Clone, Debug)]
@@ -27,6 +74,16 @@ pub struct Config {
     pub cache_bytes: usize,
     /// Opening books served by `/api/probe`, each under the name given.
     pub books: Vec<(String, PathBuf)>,
+    /// The one other origin whose pages may read the answers (CORS
+    /// `Access-Control-Allow-Origin`); `None`: only the server's own page.
+    pub cors: Option<String>,
+    /// Whether `/api/games/{id}` shows the stored source paths in full; otherwise only their
+    /// file name (and the member's path inside an archive).
+    pub show_paths: bool,
+    /// Most connections open at once.
+    pub max_connections: usize,
+    /// Time limits on each connection.
+    pub timeouts: Timeouts,
 }
 
 impl Default for Config {
@@ -37,8 +94,39 @@ impl Default for Config {
             db: None,
             cache_bytes: 64 << 20,
             books: Vec::new(),
+            cors: None,
+            show_paths: false,
+            max_connections: 256,
+            timeouts: Timeouts::default(),
         }
     }
+}
+
+/// Checks a `--cors` origin: `*`, or `scheme://host[:port]` in printable ASCII without a path.
+///
+/// ```
+/// use qipu::web::valid_origin;
+/// assert!(valid_origin("https://example.org"));
+/// assert!(valid_origin("http://localhost:3000"));
+/// assert!(!valid_origin("example.org"));
+/// assert!(!valid_origin("https://example.org/path"));
+/// assert!(!valid_origin("https://a\r\nSet-Cookie: x"));
+/// ```
+pub fn valid_origin(origin: &str) -> bool {
+    if origin == "*" {
+        return true;
+    }
+    let Some((scheme, host)) = origin.split_once("://") else {
+        return false;
+    };
+    !scheme.is_empty()
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+        && !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b))
 }
 
 /// A bound server, not yet answering.
@@ -50,7 +138,7 @@ impl Default for Config {
 /// server.run(); // blocks
 /// ```
 pub struct Server {
-    http: Arc<tiny_http::Server>,
+    listener: TcpListener,
     addr: SocketAddr,
     config: Arc<Config>,
     workers: Vec<Worker>,
@@ -66,8 +154,16 @@ impl Server {
     /// Opens every worker's connections, then binds the address.
     ///
     /// # Errors
-    /// A message if a file cannot be opened or the address cannot be bound.
+    /// A message if a file cannot be opened, the `cors` origin is malformed or the address
+    /// cannot be bound.
     pub fn bind(config: Config) -> Result<Server, String> {
+        if let Some(origin) = &config.cors {
+            if !valid_origin(origin) {
+                return Err(format!(
+                    "--cors `{origin}`: give an origin like https://example.org (scheme, host, port; no path)"
+                ));
+            }
+        }
         let config = Arc::new(config);
         let cache = (config.cache_bytes > 0)
             .then(|| Arc::new(Cache::new(config.db.as_deref(), config.cache_bytes)));
@@ -76,14 +172,11 @@ impl Server {
             .collect::<Result<Vec<_>, _>>()?;
         let listener =
             listen(&config.addr).map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
-        let http = tiny_http::Server::from_listener(listener, None)
+        let addr = listener
+            .local_addr()
             .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
-        let addr = http
-            .server_addr()
-            .to_ip()
-            .ok_or_else(|| format!("{} is not an IP address", config.addr))?;
         Ok(Server {
-            http: Arc::new(http),
+            listener,
             addr,
             config,
             workers,
@@ -102,29 +195,317 @@ impl Server {
 
     /// Answers requests until the process ends.
     pub fn run(self) {
-        let handles: Vec<_> = self
-            .workers
-            .into_iter()
-            .map(|mut worker| {
-                let http = self.http.clone();
-                thread::spawn(move || loop {
-                    match http.recv() {
-                        Ok(rq) => answer(&mut worker, rq),
-                        Err(e) => eprintln!("qipu serve: {e}"),
-                    }
-                })
-            })
-            .collect();
-        for h in handles {
-            let _ = h.join();
+        let max = self.config.max_connections.max(1);
+        let shared = Arc::new(Shared {
+            workers: Pool {
+                free: Mutex::new(self.workers),
+                returned: Condvar::new(),
+            },
+            open: AtomicUsize::new(0),
+            config: self.config,
+        });
+        let (queue, waiting) = mpsc::channel::<TcpStream>();
+        let waiting = Arc::new(Mutex::new(waiting));
+        let mut threads = 0;
+        for stream in self.listener.incoming() {
+            let stream = match stream {
+                Ok(s) => s,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait for connections to close.
+                    eprintln!("qipu serve: {e}");
+                    thread::sleep(Duration::from_millis(50));
+                    continue;
+                }
+            };
+            let open = shared.open.load(Ordering::Acquire);
+            if open >= max {
+                refuse(stream, "too many connections: try again shortly");
+                continue;
+            }
+            // Every open connection has a thread: start one when all are taken.
+            if threads <= open {
+                let (shared, waiting) = (shared.clone(), waiting.clone());
+                let started = thread::Builder::new()
+                    .name("qipu-conn".into())
+                    .spawn(move || connection_thread(&shared, &waiting));
+                if let Err(e) = started {
+                    eprintln!("qipu serve: cannot start a thread: {e}");
+                    refuse(stream, "server busy: try again shortly");
+                    continue;
+                }
+                threads += 1;
+            }
+            shared.open.fetch_add(1, Ordering::AcqRel);
+            if queue.send(stream).is_err() {
+                return;
+            }
         }
     }
 }
 
-/// Binds a listening socket with `TCP_NODELAY` (inherited by accepted connections on Linux):
-/// tiny_http writes the head and the body of a response separately, and without it Nagle's
-/// algorithm and delayed ACKs hold the body back for ~40 ms.
-fn listen(addr: &str) -> io::Result<std::net::TcpListener> {
+/// What every connection thread shares.
+struct Shared {
+    workers: Pool,
+    open: AtomicUsize,
+    config: Arc<Config>,
+}
+
+/// The workers not answering a request right now.
+struct Pool {
+    free: Mutex<Vec<Worker>>,
+    returned: Condvar,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Pool {
+    /// Runs `f` with a free worker (waiting for one); a panic in `f` becomes a 500.
+    fn answer(&self, f: impl FnOnce(&mut Worker) -> Reply) -> Reply {
+        let mut worker = {
+            let mut free = lock(&self.free);
+            loop {
+                if let Some(w) = free.pop() {
+                    break w;
+                }
+                free = self
+                    .returned
+                    .wait(free)
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+            }
+        };
+        let reply = catch_unwind(AssertUnwindSafe(|| f(&mut worker)))
+            .unwrap_or_else(|_| Reply::error(500, "internal error"));
+        lock(&self.free).push(worker);
+        self.returned.notify_one();
+        reply
+    }
+}
+
+fn connection_thread(shared: &Shared, waiting: &Mutex<mpsc::Receiver<TcpStream>>) {
+    loop {
+        let next = lock(waiting).recv();
+        let Ok(stream) = next else {
+            return;
+        };
+        // A panic here would be a bug; the connection is dropped, the thread goes on.
+        let _ = catch_unwind(AssertUnwindSafe(|| serve_connection(stream, shared)));
+        shared.open.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Answers `503` to a connection over the limit and closes it.
+fn refuse(stream: TcpStream, message: &str) {
+    let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
+    let reply = Reply::error(503, message);
+    let bytes = http::answer(
+        503,
+        &[
+            ("Content-Type", reply.content_type),
+            ("Retry-After", "1"),
+            ("Connection", "close"),
+        ],
+        &reply.body,
+        true,
+    );
+    let mut s = &stream;
+    let _ = s.write_all(&bytes);
+    let _ = stream.shutdown(Shutdown::Write);
+}
+
+/// How reading a request head ended.
+enum HeadRead {
+    /// The head is `buf[..n]`.
+    Complete(usize),
+    /// The client closed, or the connection failed.
+    Closed,
+    /// Time ran out; `partial`: some of a request had arrived.
+    TimedOut { partial: bool },
+    /// The head exceeds [`MAX_HEAD`]; `line`: the request line alone does.
+    TooLong { line: bool },
+}
+
+/// One client connection: its socket and the bytes read but not yet used (pipelining).
+struct Connection<'a> {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    shared: &'a Shared,
+}
+
+fn serve_connection(stream: TcpStream, shared: &Shared) {
+    let limits = shared.config.timeouts;
+    let _ = stream.set_nodelay(true);
+    let _ = stream.set_write_timeout(Some(limits.write));
+    let mut c = Connection {
+        stream,
+        buf: Vec::new(),
+        shared,
+    };
+    let mut first = true;
+    loop {
+        let read = c.read_head(if first { limits.head } else { limits.idle }, !first);
+        first = false;
+        let end = match read {
+            HeadRead::Complete(end) => end,
+            HeadRead::Closed | HeadRead::TimedOut { partial: false } => return,
+            HeadRead::TimedOut { partial: true } => {
+                return c.fail(408, "the request head did not arrive in time");
+            }
+            HeadRead::TooLong { line: true } => return c.fail(414, "request target too long"),
+            HeadRead::TooLong { line: false } => return c.fail(431, "request head too large"),
+        };
+        let parsed = http::parse(&c.buf[..end]);
+        c.buf.drain(..end);
+        let head = match parsed {
+            Ok(h) => h,
+            Err(m) => return c.fail(m.status, m.message),
+        };
+        if !c.read_body(head.content_length, limits.body) {
+            return c.fail(408, "the request body did not arrive in time");
+        }
+        let reply = shared
+            .workers
+            .answer(|w| route(w, &head.method, &head.target));
+        if c.send(&head, &reply).is_err() || !head.keep_alive {
+            return c.close();
+        }
+    }
+}
+
+impl Connection<'_> {
+    /// Reads until a whole head is in `buf`. The first byte must come within `wait`; when
+    /// `restart` (a later request on the connection), the head then has [`Timeouts::head`]
+    /// from that byte, otherwise from the start of `wait`.
+    fn read_head(&mut self, wait: Duration, restart: bool) -> HeadRead {
+        let limit = self.shared.config.timeouts.head;
+        let mut deadline = Instant::now() + if self.buf.is_empty() { wait } else { limit };
+        let mut partial = !self.buf.is_empty();
+        let mut scanned = 0;
+        let mut chunk = [0u8; 4096];
+        loop {
+            if let Some(end) = http::head_end(&self.buf, &mut scanned) {
+                return HeadRead::Complete(end);
+            }
+            if self.buf.len() >= MAX_HEAD {
+                return HeadRead::TooLong {
+                    line: !self.buf.contains(&b'\n'),
+                };
+            }
+            let n = match self.read_before(deadline, &mut chunk) {
+                Ok(0) => return HeadRead::Closed,
+                Ok(n) => n,
+                Err(e) if is_timeout(&e) => return HeadRead::TimedOut { partial },
+                Err(_) => return HeadRead::Closed,
+            };
+            if !partial && restart {
+                deadline = Instant::now() + limit;
+            }
+            partial = true;
+            self.buf.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// One read that must end by `deadline` (a timeout error after it).
+    fn read_before(&mut self, deadline: Instant, chunk: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(io::ErrorKind::TimedOut.into());
+            }
+            self.stream.set_read_timeout(Some(left))?;
+            match self.stream.read(chunk) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => return other,
+            }
+        }
+    }
+
+    /// Reads and drops a body of `len` bytes within `limit`; false if it did not come.
+    fn read_body(&mut self, len: usize, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        let mut chunk = [0u8; 4096];
+        while self.buf.len() < len {
+            match self.read_before(deadline, &mut chunk) {
+                Ok(0) | Err(_) => return false,
+                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+            }
+        }
+        self.buf.drain(..len);
+        true
+    }
+
+    /// Writes the answer to a request.
+    fn send(&mut self, head: &Head, reply: &Reply) -> io::Result<()> {
+        let config = &self.shared.config;
+        let mut headers: Vec<(&str, &str)> = vec![
+            ("Content-Type", reply.content_type),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Cache-Control", "no-cache"),
+            (
+                "Content-Security-Policy",
+                "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+            ),
+            ("Referrer-Policy", "no-referrer"),
+        ];
+        if let Some(origin) = &config.cors {
+            headers.push(("Access-Control-Allow-Origin", origin));
+            headers.push(("Vary", "Origin"));
+        }
+        if reply.status == 405 {
+            headers.push(("Allow", "GET, HEAD"));
+        }
+        if !head.keep_alive {
+            headers.push(("Connection", "close"));
+        } else if head.http10 {
+            headers.push(("Connection", "keep-alive"));
+        }
+        let bytes = http::answer(reply.status, &headers, &reply.body, head.method != "HEAD");
+        self.stream.write_all(&bytes)
+    }
+
+    /// Answers an error that ends the connection, then closes it.
+    fn fail(mut self, status: u16, message: &str) {
+        let reply = Reply::error(status, message);
+        let bytes = http::answer(
+            status,
+            &[
+                ("Content-Type", reply.content_type),
+                ("Connection", "close"),
+            ],
+            &reply.body,
+            true,
+        );
+        let _ = self.stream.write_all(&bytes);
+        self.close();
+    }
+
+    /// Closes after the answer has gone: what the client still sends is read (briefly) and
+    /// dropped, since closing with unread input would reset the connection and could
+    /// destroy the answer on its way.
+    fn close(mut self) {
+        let _ = self.stream.shutdown(Shutdown::Write);
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let mut chunk = [0u8; 4096];
+        for _ in 0..64 {
+            match self.read_before(deadline, &mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    }
+}
+
+fn is_timeout(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
+/// Binds a listening socket with `TCP_NODELAY` (inherited by accepted connections on Linux),
+/// so that small answers are not held back by Nagle's algorithm and delayed ACKs.
+fn listen(addr: &str) -> io::Result<TcpListener> {
     use socket2::{Domain, Protocol, Socket, Type};
     let addr: SocketAddr = std::net::ToSocketAddrs::to_socket_addrs(addr)?
         .next()
@@ -135,48 +516,4 @@ fn listen(addr: &str) -> io::Result<std::net::TcpListener> {
     socket.bind(&addr.into())?;
     socket.listen(1024)?;
     Ok(socket.into())
-}
-
-/// Answers one request; a panic in a handler becomes a 500 and the worker goes on.
-fn answer(worker: &mut Worker, rq: tiny_http::Request) {
-    let method = rq.method().clone();
-    let reply = catch_unwind(AssertUnwindSafe(|| {
-        route(worker, method.as_str(), rq.url())
-    }))
-    .unwrap_or_else(|_| Reply::error(500, "internal error"));
-    let _ = send(rq, reply);
-}
-
-fn header(name: &str, value: &str) -> Option<Header> {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
-}
-
-/// Writes a reply (tiny_http leaves the body out for HEAD requests itself).
-fn send(rq: tiny_http::Request, reply: Reply) -> io::Result<()> {
-    let len = reply.body.len();
-    let body: Vec<u8> = reply.body.into_owned();
-    let mut headers: Vec<Header> = [
-        header("Content-Type", reply.content_type),
-        header("X-Content-Type-Options", "nosniff"),
-        header("Cache-Control", "no-cache"),
-        header("Access-Control-Allow-Origin", "*"),
-        header(
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
-        ),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    if reply.status == 405 {
-        headers.extend(header("Allow", "GET, HEAD"));
-    }
-    let response = Response::new(
-        StatusCode(reply.status),
-        headers,
-        io::Cursor::new(body),
-        Some(len),
-        None,
-    );
-    rq.respond(response)
 }

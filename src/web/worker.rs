@@ -3,10 +3,10 @@
 //! mode lets an import write beside them) and shared views of the configuration and the
 //! answer cache.
 
-use std::sync::Arc;
+use std::{borrow::Cow, sync::Arc};
 
 use super::{cache::Cache, server::Config};
-use crate::{book::Book, store::Store};
+use crate::{book::Book, formats::Source, store::Store};
 
 /// What a request handler may use. Created once per worker thread.
 #[derive(Debug)]
@@ -91,5 +91,47 @@ impl Worker {
     /// The server configuration.
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// A game's source as the API shows it: the stored path with `--show-paths`, otherwise
+    /// [`file_name_only`].
+    pub fn shown_source<'s>(&self, source: &'s Source) -> Cow<'s, Source> {
+        if self.config.show_paths {
+            return Cow::Borrowed(source);
+        }
+        Cow::Owned(Source {
+            file: file_name_only(&source.file).to_string(),
+            ..source.clone()
+        })
+    }
+}
+
+/// A stored source path without its folders, which tell another web page about the user's
+/// file system: `/home/u/games/a.pgn` → `a.pgn`, `C:\games\a.pgn` → `a.pgn`, and inside an
+/// archive the member path stays: `/home/u/all.zip:2020/a.pgn` → `all.zip:2020/a.pgn`.
+/// (The store keeps paths as they were given to `qipu import`; it does not know the folder
+/// the import started from. A `:` inside a folder name may leave that folder's name.)
+///
+/// ```
+/// use qipu::web::file_name_only;
+/// assert_eq!(file_name_only("/home/u/games/a.pgn"), "a.pgn");
+/// assert_eq!(file_name_only("../data/all.zip:2020/x/a.pgn"), "all.zip:2020/x/a.pgn");
+/// assert_eq!(file_name_only(r"C:\games\a.pgn"), "a.pgn");
+/// assert_eq!(file_name_only("a.pgn"), "a.pgn");
+/// ```
+pub fn file_name_only(path: &str) -> &str {
+    // A drive letter's colon (`C:`) is not an archive's.
+    let skip = if path.as_bytes().get(1) == Some(&b':') {
+        2
+    } else {
+        0
+    };
+    let outer_end = path
+        .get(skip..)
+        .and_then(|p| p.find(':'))
+        .map_or(path.len(), |i| i + skip);
+    match path[..outer_end].rfind(['/', '\\']) {
+        Some(i) => &path[i + 1..],
+        None => path,
     }
 }
