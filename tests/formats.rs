@@ -2,6 +2,7 @@
 //! (`tests/data/formats/`, made by `make_fixtures.py` there), byte-level robustness, and the
 //! real collections under `../shared` (ignored by default).
 
+mod facts;
 mod shared;
 
 use std::path::Path;
@@ -455,4 +456,41 @@ fn convert_cli_round_trips() {
         .collect();
     assert_eq!(before.len(), 3);
     assert_eq!(after, before);
+}
+
+/// PGN `TimeControl` and `Termination` tags become facts; unknown or malformed values leave
+/// them out and the game still reads.
+#[test]
+fn pgn_clock_and_termination_tags() {
+    use qipu::formats::facts::{Speed, Termination, TimeControl};
+    let text = "[Event \"a\"]\n[TimeControl \"300+3\"]\n[Termination \"time forfeit\"]\n1. h2e2 h9g7 1-0\n\
+                [Event \"b\"]\n[TimeControl \"40/7200:1800\"]\n1. h2e2 *\n\
+                [Event \"c\"]\n[TimeControl \"15-5-15\"]\n[Termination \"normal\"]\n1. h2e2 *\n\
+                [Event \"d\"]\n[TimeControl \"?\"]\n1. h2e2 *\n";
+    let games: Vec<_> = read_bytes("t.pgn", text.as_bytes())
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(games.len(), 4);
+    let t = &games[0].tags;
+    assert_eq!(
+        t.time_control,
+        Some(TimeControl {
+            base_secs: 300,
+            increment_secs: 3
+        })
+    );
+    assert_eq!(
+        (t.speed, t.termination),
+        (Some(Speed::Blitz), Some(Termination::Time))
+    );
+    let t = &games[1].tags;
+    assert_eq!((t.time_control, t.speed), (None, Some(Speed::Classical)));
+    for g in &games[2..] {
+        assert_eq!(
+            (g.tags.time_control, g.tags.speed, g.tags.termination),
+            (None, None, None)
+        );
+        assert_eq!(g.moves.len(), 1);
+    }
 }

@@ -11,6 +11,7 @@ mod game;
 pub mod gib;
 pub mod names;
 pub mod pgn;
+pub mod playtags;
 mod read;
 mod replay;
 pub mod tags;

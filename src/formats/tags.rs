@@ -1,6 +1,6 @@
 //! Tag normalisation: raw `(name, value)` pairs from PGN or `.gib` headers → [`Tags`].
 
-use super::game::Tags;
+use super::{game::Tags, playtags};
 use crate::rules::{Color, Outcome, Variant};
 
 /// Builds normalised tags from raw header pairs (names matched case-insensitively; empty and
@@ -58,7 +58,21 @@ pub fn apply(t: &mut Tags, name: &str, value: &str) {
         "blackteam" => t.second_team = s(),
         "redelo" | "whiteelo" | "redrating" => t.first_rating = parse_rating(v),
         "blackelo" | "blackrating" => t.second_rating = parse_rating(v),
-        "result" | "대국결과" => t.result = parse_result(v),
+        "result" => t.result = parse_result(v),
+        "대국결과" => {
+            t.result = parse_result(v);
+            t.termination = playtags::gib_termination(v).or(t.termination);
+        }
+        "timecontrol" | "제한시간" => {
+            let clock = if name == "제한시간" {
+                playtags::gib_time_limit(v)
+            } else {
+                playtags::pgn_time_control(v)
+            };
+            t.time_control = clock.time_control;
+            t.speed = clock.speed;
+        }
+        "termination" => t.termination = playtags::pgn_termination(v).or(t.termination),
         "ecco" => t.ecco = Some(v.to_ascii_uppercase()),
         "opening" => t.opening = s(),
         "variation" => t.variation = s(),
