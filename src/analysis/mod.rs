@@ -34,7 +34,7 @@ use std::{
 use crate::{
     engine::{engine_fen, Engine, EngineError, EngineSpec, Limit, Score},
     rules::{AnyPosition, JanggiRules, Move, Variant},
-    store::{evals::EvalRow, Store, StoreError},
+    store::{evals::EvalRow, PositionKey, Store, StoreError},
 };
 
 /// What to analyse and how.
@@ -157,7 +157,7 @@ pub fn select(store: &Store, min_games: u64, max_ply: usize) -> Result<Vec<Targe
         let mut queue = VecDeque::from([(start, 0usize)]);
         while let Some((pos, ply)) = queue.pop_front() {
             let key = pos.key();
-            let rows = store.position(key)?;
+            let rows = store.position(PositionKey(key))?;
             let games: u64 = rows.iter().map(|r| r.counts.games).sum();
             if games < min_games.max(1) {
                 continue;

@@ -53,7 +53,9 @@ use crate::{
     formats::names::fold,
     notation::{render, Line, Notation},
     rules::{AnyPosition, Move, Variant},
-    store::{GameCounts, GameThrough, MoveRow, PositionStats, Store, StoreError, TOP_KEPT},
+    store::{
+        GameCounts, GameThrough, MoveRow, PositionKey, PositionStats, Store, StoreError, TOP_KEPT,
+    },
 };
 
 /// Why a query could not be answered.
@@ -152,7 +154,7 @@ pub fn gather_filtered(
 ) -> Result<PositionStats, StoreError> {
     let mut rows: HashMap<Option<Move>, MoveRow> = HashMap::new();
     let mut games = Vec::new();
-    for g in store.games_through(key, None)? {
+    for g in store.games_through(PositionKey(key), None)? {
         if !filter.passes(&facts(&g)) {
             continue;
         }
@@ -210,11 +212,11 @@ fn gather(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<Gathered, Er
     for &(k, mirrored) in keys {
         let fix = |m: Option<Move>| if mirrored { m.map(Move::mirror) } else { m };
         let stats = if q.filter.is_empty() {
-            store.lookup(k, n)?
+            store.lookup(PositionKey(k), n)?
         } else {
             let mut s = gather_filtered(store, k, &q.filter, n)?;
             // The name is the position's, whatever the filter.
-            s.openings = store.lookup(k, 0)?.openings;
+            s.openings = store.lookup(PositionKey(k), 0)?.openings;
             s
         };
         for row in stats.moves {
@@ -280,7 +282,7 @@ fn top_games(
             let mut top = Vec::new();
             for &(k, mirrored) in keys {
                 let here = if mirrored { m.mirror() } else { m };
-                for g in store.games_playing(k, Some(here), usize::MAX)? {
+                for g in store.games_playing(PositionKey(k), Some(here), usize::MAX)? {
                     if q.filter.passes(&facts(&g)) {
                         top.push(g);
                     }
@@ -312,7 +314,12 @@ fn why_empty(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<NoGames, 
     }
     if !q.filter.is_empty() {
         for &(k, _) in keys {
-            if store.lookup(k, 0)?.moves.iter().any(|r| r.counts.games > 0) {
+            if store
+                .lookup(PositionKey(k), 0)?
+                .moves
+                .iter()
+                .any(|r| r.counts.games > 0)
+            {
                 return Ok(NoGames::Filtered);
             }
         }
