@@ -53,9 +53,7 @@ use crate::{
     formats::names::fold,
     notation::{render, Line, Notation},
     rules::{AnyPosition, Move, Variant},
-    store::{
-        GameCounts, GameThrough, MoveRow, PositionKey, PositionStats, Store, StoreError, TOP_KEPT,
-    },
+    store::{GameCounts, GameThrough, MoveRow, PositionKey, PositionStats, Store, StoreError},
 };
 
 /// Why a query could not be answered.
@@ -165,7 +163,7 @@ pub fn gather_filtered(
         );
         games.push(g);
     }
-    // `games_through` lists the games best first.
+    games.sort_by_cached_key(top_rank);
     games.truncate(top);
     let mut moves: Vec<MoveRow> = rows
         .into_iter()
@@ -190,28 +188,18 @@ struct Gathered {
     top: Vec<GameThrough>,
 }
 
-/// How many candidates to fetch for `n` top games: a few more than asked, so that games with
-/// a known result and real names can be preferred ([`top_rank`]), from the summary's kept list.
-fn candidates(n: usize) -> usize {
-    if n == 0 {
-        0
-    } else {
-        (3 * n).min(TOP_KEPT).max(n)
-    }
-}
-
 /// Step 1: the statistics of each key (the position and, with `mirror`, its mirror), moves of
 /// the mirror mirrored back.
 fn gather(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<Gathered, Error> {
     let mut out = Gathered::default();
-    let n = if q.top_move.is_some() {
-        0
-    } else {
-        candidates(q.top_games)
-    };
+    let n = if q.top_move.is_some() { 0 } else { q.top_games };
     for &(k, mirrored) in keys {
         let fix = |m: Option<Move>| if mirrored { m.map(Move::mirror) } else { m };
         let stats = if q.filter.is_empty() {
+            // The store's kept best games are ordered by rating and date only; they are
+            // re-ranked below ([`top_rank`]). Reading more of them to re-rank costs a row per
+            // game, so the preference for known results and names is exact only where the
+            // store's order has it (the filtered path ranks every game).
             store.lookup(PositionKey(k), n)?
         } else {
             let mut s = gather_filtered(store, k, &q.filter, n)?;
@@ -314,12 +302,7 @@ fn why_empty(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<NoGames, 
     }
     if !q.filter.is_empty() {
         for &(k, _) in keys {
-            if store
-                .lookup(PositionKey(k), 0)?
-                .moves
-                .iter()
-                .any(|r| r.counts.games > 0)
-            {
+            if store.lookup(PositionKey(k), 0)?.moves.iter().any(|r| r.counts.games > 0) {
                 return Ok(NoGames::Filtered);
             }
         }

@@ -115,24 +115,25 @@ impl Line {
             .filter(|t| !t.is_empty())
         {
             let ply = moves.len() + 1;
-            if position.end().is_some() {
-                return Err(LineError::GameOver {
-                    ply,
-                    text: text.to_string(),
-                });
-            }
-            let m = parse_move(&position, text).map_err(|source| LineError::Move {
-                ply,
-                text: text.to_string(),
-                source,
-            })?;
-            // `parse_move` only returns legal moves, so this cannot fail; an error is still
-            // reported rather than ignored.
-            position.play(m).map_err(|_| LineError::Move {
-                ply,
-                text: text.to_string(),
-                source: NotationError::Illegal(text.to_string()),
-            })?;
+            // A move is read among the legal moves, and an ended game has none; only then is
+            // the end worked out (it costs a move generation), to say why.
+            let m = match parse_move(&position, text) {
+                Ok(m) => m,
+                Err(_) if position.end().is_some() => {
+                    return Err(LineError::GameOver {
+                        ply,
+                        text: text.to_string(),
+                    })
+                }
+                Err(source) => {
+                    return Err(LineError::Move {
+                        ply,
+                        text: text.to_string(),
+                        source,
+                    })
+                }
+            };
+            position.play_unchecked(m);
             moves.push(m);
         }
         Ok(Line {
