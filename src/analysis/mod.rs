@@ -6,7 +6,8 @@
 //! shared list, while the calling thread alone writes to the [`Store`] (one transaction per
 //! position, so that a kill at any moment loses only the positions in flight). The UCI
 //! protocol is `crate::engine`; the SQL is `crate::store::evals`. It does not touch the game
-//! statistics.
+//! statistics. [`records`] turns the evaluations game records carry into the same table's rows
+//! (no engine, no threads).
 //!
 //! Positions: walking from each game's standard start through the stored moves, breadth
 //! first, every position with at least `min_games` games within `max_ply` plies — that is, the
@@ -20,6 +21,8 @@
 //!
 //! Resuming: what is stored deep enough (the asked depth; with `movetime`, anything) is not
 //! searched again; a deeper run replaces shallower scores.
+
+pub mod records;
 
 use std::{
     collections::{HashSet, VecDeque},
