@@ -6,7 +6,8 @@
 //! shared list, while the calling thread alone writes to the [`Store`] (one transaction per
 //! position, so that a kill at any moment loses only the positions in flight). The UCI
 //! protocol is `crate::engine`; the SQL is `crate::store::evals`. It does not touch the game
-//! statistics.
+//! statistics. [`records`] turns the evaluations game records carry into the same table's rows
+//! (no engine, no threads).
 //!
 //! Positions: walking from each game's standard start through the stored moves, breadth
 //! first, every position with at least `min_games` games within `max_ply` plies — that is, the
@@ -21,6 +22,8 @@
 //! Resuming: what is stored deep enough (the asked depth; with `movetime`, anything) is not
 //! searched again; a deeper run replaces shallower scores.
 
+pub mod records;
+
 use std::{
     collections::{HashSet, VecDeque},
     sync::{
@@ -34,7 +37,10 @@ use std::{
 use crate::{
     engine::{engine_fen, Engine, EngineError, EngineSpec, Limit, Score},
     rules::{AnyPosition, JanggiRules, Move, Variant},
-    store::{evals::EvalRow, PositionKey, Store, StoreError},
+    store::{
+        evals::{EvalRow, StoredEval},
+        PositionKey, Store, StoreError,
+    },
 };
 
 /// What to analyse and how.
@@ -376,10 +382,22 @@ pub fn start_engines(spec: &EngineSpec, jobs: usize) -> Result<Vec<Engine>, Engi
     (0..jobs.max(1)).map(|_| Engine::start(spec)).collect()
 }
 
-/// A score for display and JSON: `{"cp": N}` or `{"mate": N}`.
-pub fn score_json(score: Score) -> serde_json::Value {
-    match score {
-        Score::Cp(cp) => serde_json::json!({ "cp": cp }),
-        Score::Mate(m) => serde_json::json!({ "mate": m }),
-    }
+/// A stored evaluation as the explorer's JSON shows it: `{"cp", "mate", "depth", "engine"}`
+/// (one of `cp` and `mate` is null).
+///
+/// ```
+/// use qipu::analysis::eval_json;
+/// use qipu::formats::facts::Score;
+/// use qipu::store::evals::StoredEval;
+/// let e = StoredEval { mv: "h2e2".parse().unwrap(), score: Score::Mate(-3), depth: 12,
+///     engine: "Fairy-Stockfish 11.1".into(), options: String::new(), best: false };
+/// assert_eq!(eval_json(&e).to_string(),
+///     r#"{"cp":null,"depth":12,"engine":"Fairy-Stockfish 11.1","mate":-3}"#);
+/// ```
+pub fn eval_json(e: &StoredEval) -> serde_json::Value {
+    let (cp, mate) = match e.score {
+        Score::Cp(cp) => (Some(cp), None),
+        Score::Mate(m) => (None, Some(m)),
+    };
+    serde_json::json!({ "cp": cp, "mate": mate, "depth": e.depth, "engine": e.engine })
 }

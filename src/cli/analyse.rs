@@ -149,6 +149,7 @@ pub fn analyse(args: &AnalyseArgs) -> Result<ExitCode, CliError> {
             "searches": report.searches,
             "engine_ms": report.engine_ms,
             "worker_ms": report.worker_ms,
+            "work_ms": (work_secs * 1000.0) as u64,
             "elapsed_ms": started.elapsed().as_millis() as u64,
             "positions_per_sec": rate,
             "harness_overhead": overhead,

@@ -119,6 +119,8 @@ pub enum ErrorKind {
     UnknownOption(String),
     /// Writing to the engine failed.
     Io(std::io::Error),
+    /// The engine cannot play this game (no `UCI_Variant` option: Xiangqi only).
+    Unsupported(Variant),
 }
 
 /// An engine failure, naming the engine and, during a search, the position.
@@ -146,6 +148,12 @@ impl fmt::Display for EngineError {
             ErrorKind::Garbage(line, why) => write!(f, ": {why}: `{line}`"),
             ErrorKind::UnknownOption(n) => write!(f, ": it has no option `{n}`"),
             ErrorKind::Io(e) => write!(f, ": cannot write to it: {e}"),
+            ErrorKind::Unsupported(v) => {
+                write!(
+                    f,
+                    ": it has no UCI_Variant option, so it plays xiangqi only, not {v}"
+                )
+            }
         }
     }
 }
@@ -410,10 +418,12 @@ impl Engine {
         ))
     }
 
-    /// Selects the game (`UCI_Variant`), if the engine has that option and it changes.
+    /// Selects the game (`UCI_Variant`), if the engine has that option and it changes; an
+    /// engine without it is taken to play Xiangqi only.
     ///
     /// # Errors
-    /// [`EngineError`] if the engine does not answer `isready` in time.
+    /// [`EngineError`] if the engine does not answer `isready` in time, or cannot play the
+    /// game.
     pub fn set_variant(&mut self, variant: Variant, deadline: Instant) -> Result<(), EngineError> {
         if self.variant == Some(variant) {
             return Ok(());
@@ -424,6 +434,8 @@ impl Engine {
                 None,
             )?;
             self.ready(deadline, None)?;
+        } else if variant != Variant::Xiangqi {
+            return Err(self.error(None, ErrorKind::Unsupported(variant)));
         }
         self.variant = Some(variant);
         Ok(())
