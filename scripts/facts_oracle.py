@@ -95,8 +95,8 @@ OUTCOMES = {"RED_WINS": "1-0", "BLACK_WINS": "0-1", "DRAW": "1/2-1/2"}
 
 def score_before(line):
     """The dataset's engine line analyses the position after the engine's best move, from
-    the opponent's side: the position before the move, from the mover's side, is its
-    negation (mate N for the opponent: mated in N of the mover's... see below)."""
+    the opponent's side (its pv starts with the opponent's move): the position before the
+    move, from the mover's side, is worth the negation."""
     m = re.search(r"\bscore (cp|mate) (-?\d+)", line)
     if not m:
         return "-"
@@ -129,7 +129,7 @@ def elephant(paths):
             first["time_control"] or "-",
             first["time_control_category"].lower() or "-",
             first["rating_mode"] or "-",
-            ",".join(score_before(r["engine_analysis"]) for r in rows[:8]),
+            ",".join(score_before(r["engine_analysis"]) for r in rows),
             str(sum(1 for r in rows if "score" in r["engine_analysis"])),
         ]
         print("|".join(facts) + "\t1")

@@ -494,3 +494,89 @@ fn pgn_clock_and_termination_tags() {
         assert_eq!(g.moves.len(), 1);
     }
 }
+
+/// The elephantchess CSV fixture (rows written by hand in the dataset's columns, out of
+/// order): games by game_id, moves by move_index, facts from the columns, evaluations of the
+/// position before each move from the mover's side.
+#[test]
+fn elephantchess_csv_fixture() {
+    use qipu::formats::facts::{Mode, Score, Speed, Termination, TimeControl};
+    let games: Vec<Game> = read_fixture("elephantchess.csv")
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(games.len(), 2);
+    let one = &games[0];
+    let moves: Vec<&str> = one.moves.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(moves, ["h2e2", "h9g7", "h0g2"]);
+    assert!(replay(one).is_ok());
+    let t = &one.tags;
+    assert_eq!(t.date.as_deref(), Some("2026-07-08"));
+    assert_eq!(
+        (t.first.as_deref(), t.second.as_deref()),
+        (Some("redA"), Some("blackB"))
+    );
+    assert_eq!((t.first_rating, t.second_rating), (Some(1500), Some(1450)));
+    assert_eq!(
+        t.result,
+        Some(qipu::rules::Outcome::Decisive {
+            winner: qipu::rules::Color::First
+        })
+    );
+    assert_eq!(t.termination, Some(Termination::Resignation));
+    assert_eq!(
+        t.time_control,
+        Some(TimeControl {
+            base_secs: 600,
+            increment_secs: 5
+        })
+    );
+    assert_eq!((t.speed, t.mode), (Some(Speed::Rapid), Some(Mode::Rated)));
+    let scores: Vec<Option<(Score, Option<u32>)>> = one
+        .moves
+        .iter()
+        .map(|m| m.eval.as_ref().map(|e| (e.score, e.depth)))
+        .collect();
+    assert_eq!(
+        scores,
+        [
+            Some((Score::Cp(25), Some(14))),
+            Some((Score::Cp(-5), Some(12))),
+            Some((Score::Mate(4), Some(10))),
+        ]
+    );
+    let two = &games[1];
+    assert_eq!(two.moves.len(), 2);
+    assert_eq!((two.tags.result, two.tags.termination), (None, None));
+    assert_eq!(
+        (two.tags.first_rating, two.tags.mode),
+        (None, Some(Mode::Casual))
+    );
+    assert_eq!(two.tags.speed, Some(Speed::Blitz));
+    assert_eq!(two.moves[0].eval, None);
+    assert_eq!(
+        two.moves[1].eval.as_ref().map(|e| e.score),
+        Some(Score::Mate(-2))
+    );
+}
+
+/// A zip of elephantchess CSVs (the dataset is published as monthly zips) is read by content.
+#[test]
+fn elephantchess_csv_inside_a_zip() {
+    use std::io::Write as _;
+    let csv = std::fs::read(fixture("formats/elephantchess.csv")).unwrap();
+    let mut buf = std::io::Cursor::new(Vec::new());
+    {
+        let mut z = zip::ZipWriter::new(&mut buf);
+        let opts = zip::write::SimpleFileOptions::default();
+        z.start_file("pvp_game_moves_xiangqi_001.csv", opts)
+            .unwrap();
+        z.write_all(&csv).unwrap();
+        z.finish().unwrap();
+    }
+    let games = read_bytes("month.zip", buf.get_ref());
+    assert_eq!(games.len(), 2);
+    let g = games[0].as_ref().unwrap();
+    assert_eq!(g.source.file, "month.zip:pvp_game_moves_xiangqi_001.csv");
+    assert_eq!(g.moves.len(), 3);
+}

@@ -6,6 +6,7 @@
 
 pub mod decode;
 pub mod eglib;
+pub mod elephant;
 pub mod facts;
 mod game;
 pub mod gib;

@@ -27,12 +27,13 @@ pub type BinaryReader = (
     fn(&str, &[u8]) -> Vec<Result<Game, GameError>>,
 );
 
-/// The readers tried first, in order, before any text decoding: XQF, CCBridge CBF/CBR/CBL and
-/// DhtmlXQ (also inside an HTML page), each recognised by content.
+/// The readers tried first, in order, before any text decoding: XQF, CCBridge CBF/CBR/CBL,
+/// DhtmlXQ (also inside an HTML page) and the elephantchess CSV, each recognised by content.
 pub const BINARY_READERS: &[BinaryReader] = &[
     (super::xqf::sniff, super::xqf::read),
     (super::ccbridge::sniff, super::ccbridge::read),
     (super::dhtmlxq::sniff, super::dhtmlxq::read),
+    (super::elephant::sniff, super::elephant::read),
 ];
 
 /// Largest member of a zip archive that is read (guards against zip bombs).
