@@ -16,10 +16,10 @@ use super::{
 };
 use crate::rules::{Move, Outcome};
 
-/// Positions with more games than this keep a [`Summary`].
+/// Positions with more games than this keep a summary.
 pub const LIST_MAX: usize = 32;
 
-/// How many best games a [`Summary`] keeps (the web API's maximum `top_games`).
+/// How many best games a summary keeps (the web API's maximum `top_games`).
 pub const TOP_KEPT: usize = 100;
 
 /// A game through a position: its id and the move code it played there ([`END_OF_GAME`]

@@ -30,10 +30,15 @@
 //! ```
 
 mod assets;
+#[doc(hidden)]
 pub mod cache;
+#[doc(hidden)]
 pub mod explore;
+#[doc(hidden)]
 pub mod game;
+#[doc(hidden)]
 pub mod position;
+#[doc(hidden)]
 pub mod query;
 mod reply;
 mod routes;
