@@ -12,9 +12,18 @@
 //! let pos = Xiangqi::new();
 //! assert_eq!(pos.legal_moves().len(), 44);
 //! ```
+//!
+//! The layers, bottom up, and what each may not import (checked by `scripts/check-layering.sh`):
+//! `rules` (nothing of the crate), `notation` (no `formats` and up), `formats` (no `store` and
+//! up), `book` (no `store` and up), `store` (no `pipeline` and up), `explorer` (no `pipeline`,
+//! `web`, `cli`), `web` (no `pipeline`, `cli`), and `cli` on top. `cli` is the binary's
+//! plumbing, not library API.
+
+#![warn(missing_docs)]
 
 pub mod analysis;
 pub mod book;
+#[doc(hidden)]
 pub mod cli;
 pub mod engine;
 pub mod explorer;

@@ -299,7 +299,7 @@ fn round_trip_every_format_on_self_made_games() {
     let games = playouts(Variant::Xiangqi, 120, 30);
     for format in [Format::Eleeye, Format::Obk, Format::Qipu] {
         for mirror in [MirrorMode::Keep, MirrorMode::Merge] {
-            let mut opts = BookOptions::for_format(format);
+            let mut opts = BookOptions::everything(format);
             opts.weights = Weights::Games;
             opts.ratio = 1;
             opts.mirror = mirror;
@@ -312,7 +312,7 @@ fn round_trip_every_format_on_self_made_games() {
 #[test]
 fn round_trip_with_selection_options() {
     let games = playouts(Variant::Xiangqi, 150, 24);
-    let mut opts = BookOptions::for_format(Format::Qipu);
+    let mut opts = BookOptions::everything(Format::Qipu);
     opts.max_ply = 10;
     opts.min_games = 2;
     opts.weights = Weights::Score;
@@ -346,7 +346,7 @@ fn janggi_round_trip_with_passes() {
         }
         g.moves = moves;
     }
-    let opts = BookOptions::for_format(Format::Qipu);
+    let opts = BookOptions::everything(Format::Qipu);
     assert!(round_trip(Format::Qipu, &games, &opts, "janggi.qbk") > 500);
     let book = write_book(Format::Qipu, &games, &opts, "janggi2.qbk");
     let start = AnyPosition::new(Variant::Janggi);
@@ -359,7 +359,7 @@ fn janggi_round_trip_with_passes() {
     // Janggi does not fit the Xiangqi-only formats.
     assert!(build::<EleeyeKeys>(
         games.iter().cloned().map(Ok),
-        &BookOptions::for_format(Format::Eleeye)
+        &BookOptions::everything(Format::Eleeye)
     )
     .is_err());
 }
@@ -370,7 +370,7 @@ fn illegal_moves_are_reported_with_game_and_ply() {
     games[2].moves[4] = "a0a9".parse().unwrap();
     let err = build::<QipuKeys>(
         games.into_iter().map(Ok),
-        &BookOptions::for_format(Format::Qipu),
+        &BookOptions::everything(Format::Qipu),
     )
     .unwrap_err();
     assert!(
@@ -383,12 +383,12 @@ fn illegal_moves_are_reported_with_game_and_ply() {
 #[test]
 fn corrupt_books_never_panic() {
     let games = playouts(Variant::Xiangqi, 30, 16);
-    let opts = BookOptions::for_format(Format::Qipu);
+    let opts = BookOptions::everything(Format::Qipu);
     let built = build::<QipuKeys>(games.iter().cloned().map(Ok), &opts).unwrap();
     let mut q = Vec::new();
     qbook::write(&built, &mut q).unwrap();
     let mut e = Vec::new();
-    let mut eopts = BookOptions::for_format(Format::Eleeye);
+    let mut eopts = BookOptions::everything(Format::Eleeye);
     eopts.ratio = 1;
     let built = build::<EleeyeKeys>(games.iter().cloned().map(Ok), &eopts).unwrap();
     eleeye::write(&built, &mut e).unwrap();
@@ -428,7 +428,7 @@ fn probe_cli_reads_a_qipu_book() {
     let book = tmp("cli.qbk");
     let built = build::<QipuKeys>(
         games.iter().cloned().map(Ok),
-        &BookOptions::for_format(Format::Qipu),
+        &BookOptions::everything(Format::Qipu),
     )
     .unwrap();
     qbook::write(&built, &mut std::fs::File::create(&book).unwrap()).unwrap();
@@ -536,7 +536,7 @@ fn ccgc(shared: &Path) -> Vec<BookGame> {
 fn makebook_record_counts_on_the_ccgc_games() {
     let Some(shared) = shared_dir() else { return };
     let games = ccgc(&shared);
-    let mut opts = BookOptions::for_format(Format::Eleeye);
+    let mut opts = BookOptions::everything(Format::Eleeye);
     assert_eq!((opts.weights, opts.ratio), (Weights::Eleeye, 4));
     for (ratio, count) in [(4, 16), (1, 1107)] {
         opts.ratio = ratio;
@@ -597,7 +597,7 @@ fn round_trip_every_format_on_the_ccgc_games() {
     let Some(shared) = shared_dir() else { return };
     let games = ccgc(&shared);
     for format in [Format::Eleeye, Format::Obk, Format::Qipu] {
-        let mut opts = BookOptions::for_format(format);
+        let mut opts = BookOptions::everything(format);
         opts.weights = Weights::Score;
         opts.ratio = 1;
         let n = round_trip(format, &games, &opts, &format!("ccgc-{format}"));
@@ -704,7 +704,7 @@ impl ObkReader {
 fn obk_written_by_qipu_read_by_an_independent_reader() {
     let Some(shared) = shared_dir() else { return };
     let games = ccgc(&shared);
-    let opts = BookOptions::for_format(Format::Obk);
+    let opts = BookOptions::everything(Format::Obk);
     assert_eq!(opts.mirror, MirrorMode::Keep);
     let built = build::<ObkKeys>(games.iter().cloned().map(Ok), &opts).unwrap();
     let path = tmp("ccgc.obk");
@@ -772,7 +772,7 @@ fn makebook_from_the_ccgc_pgn_files_themselves() {
     }
     assert_eq!(games.len(), 20);
     let reference = ccgc(&shared);
-    let mut opts = BookOptions::for_format(Format::Eleeye);
+    let mut opts = BookOptions::everything(Format::Eleeye);
     for (ratio, count) in [(4, 16), (1, 1107)] {
         opts.ratio = ratio;
         let mut from_pgn = Vec::new();
@@ -814,6 +814,10 @@ fn book_cli_builds_every_format_from_pgn_files() {
             format,
             "--weights",
             "games",
+            "--max-ply",
+            "0",
+            "--min-games",
+            "1",
             "--out",
             out.to_str().unwrap(),
             "--json",
@@ -875,6 +879,8 @@ fn book_cli_builds_every_format_from_pgn_files() {
         "red",
         "--mirror",
         "keep",
+        "--min-games",
+        "1",
         "--out",
         out.to_str().unwrap(),
     ]);
@@ -964,6 +970,10 @@ fn book_from_the_database_equals_book_from_the_files() {
                 weights,
                 "--ratio",
                 "1",
+                "--max-ply",
+                "0",
+                "--min-games",
+                "1",
             ];
             args.extend_from_slice(extra);
             args.extend_from_slice(&["--out", out.to_str().unwrap()]);
@@ -1002,13 +1012,17 @@ fn book_from_the_database_equals_book_from_the_files() {
         "qipu",
         "--mirror",
         "keep",
+        "--max-ply",
+        "0",
+        "--min-games",
+        "1",
         "--out",
         out.to_str().unwrap(),
     ]);
     assert!(o.status.success());
     let opts = BookOptions {
         mirror: MirrorMode::Keep,
-        ..BookOptions::for_format(Format::Qipu)
+        ..BookOptions::everything(Format::Qipu)
     };
     let book = Book::open(&out).unwrap();
     let (table, positions) = expected(&games, 0, false, ForSide::Both);
@@ -1063,4 +1077,159 @@ fn book_from_a_database_of_the_ccgc_games() {
         assert_eq!(v["games"], 20);
         assert_eq!(std::fs::metadata(&out).unwrap().len(), 8 * records);
     }
+}
+
+/// The defaults of `.obk` and qipu books are an engine author's: the first 40 plies, moves of
+/// at least two games. Two copies of one 60-ply game give a book line down to ply 40 and no
+/// further; a move of a third, single game is left out. ElephantEye books keep MAKEBOOK's
+/// whole games (its ratio already drops single-game moves).
+#[test]
+fn obk_and_qipu_books_default_to_the_opening_and_two_games() {
+    let long = playouts(Variant::Xiangqi, 1, 60).remove(0);
+    assert_eq!(long.moves.len(), 60);
+    let single = BookGame {
+        start: AnyPosition::new(Variant::Xiangqi),
+        moves: vec!["c3c4".parse().unwrap()],
+        result: Some(Outcome::Draw),
+    };
+    let games = [long.clone(), long.clone(), single];
+    for format in [Format::Obk, Format::Qipu] {
+        let out = tmp(&format!("defaults.{format}"));
+        let opts = BookOptions::for_format(format);
+        let written =
+            qipu::book::write(format, games.iter().cloned().map(Ok), &opts, &out).unwrap();
+        assert_eq!(written.games, 3);
+        let book = Book::open(&out).unwrap();
+        let mut pos = long.start.clone();
+        for (ply, &m) in long.moves.iter().enumerate() {
+            let moves: Vec<Move> = book
+                .probe(&pos)
+                .unwrap()
+                .moves
+                .iter()
+                .map(|p| p.mv)
+                .collect();
+            if ply < 40 {
+                assert!(moves.contains(&m), "{format} ply {ply}: {moves:?}");
+            } else {
+                assert!(moves.is_empty(), "{format} ply {ply}: {moves:?}");
+            }
+            if ply == 0 {
+                assert!(!moves.iter().any(|m| m.to_string() == "c3c4"), "{format}");
+            }
+            pos.play(m).unwrap();
+        }
+    }
+    let e = BookOptions::for_format(Format::Eleeye);
+    assert_eq!((e.max_ply, e.min_games, e.ratio), (0, 1, 4));
+}
+
+/// Probes a book file at the start position after `moves`: "move weight" lines, sorted.
+fn probe_sorted(book: &Path, moves: &[&str]) -> Vec<String> {
+    let b = Book::open(book).unwrap();
+    let mut pos = AnyPosition::new(Variant::Xiangqi);
+    for m in moves {
+        pos.play(m.parse().unwrap()).unwrap();
+    }
+    let mut got: Vec<String> = b
+        .probe(&pos)
+        .unwrap()
+        .moves
+        .iter()
+        .map(|m| format!("{} {}", m.mv, m.weight))
+        .collect();
+    got.sort();
+    got
+}
+
+/// `qipu book --tree` learns from every line of a record's variation tree (here a PGN with
+/// two alternatives: three lines), each line counted as a game; without it, the main line.
+#[test]
+fn book_tree_takes_every_line_of_the_variations() {
+    let dir = tmp("tree");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn =
+        "[Result \"1/2-1/2\"]\n1. h2e2 (1. c3c4 c6c5) h9g7 (1... b9c7 2. h0g2) 2. h0g2 1/2-1/2\n";
+    let file = dir.join("tree.pgn");
+    std::fs::write(&file, pgn).unwrap();
+    let build = |tree: bool, out: &Path| -> serde_json::Value {
+        let mut args = vec![
+            "book",
+            file.to_str().unwrap(),
+            "--format",
+            "qipu",
+            "--mirror",
+            "keep",
+            "--min-games",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ];
+        if tree {
+            args.push("--tree");
+        }
+        let o = qipu_cmd(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let out = dir.join("tree.qbk");
+    let v = build(true, &out);
+    assert_eq!(
+        (v["trees"].as_u64(), v["lines"].as_u64()),
+        (Some(1), Some(3))
+    );
+    assert_eq!(v["games"], 3);
+    assert_eq!(probe_sorted(&out, &[]), ["c3c4 1", "h2e2 2"]);
+    assert_eq!(probe_sorted(&out, &["h2e2"]), ["b9c7 1", "h9g7 1"]);
+    assert_eq!(probe_sorted(&out, &["c3c4"]), ["c6c5 1"]);
+    assert_eq!(probe_sorted(&out, &["h2e2", "b9c7"]), ["h0g2 1"]);
+    let main = dir.join("main.qbk");
+    let v = build(false, &main);
+    assert_eq!(v["games"], 1);
+    assert!(v.get("lines").is_none());
+    assert_eq!(probe_sorted(&main, &[]), ["h2e2 1"]);
+}
+
+/// The 733 KB opening-tree XQF of ../shared (中炮对屏风马, about 2,575 lines): the main line
+/// alone gives a few dozen records, the whole tree thousands.
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn book_tree_of_a_real_opening_tree_file() {
+    let Some(shared) = shared_dir() else { return };
+    let file = shared.join("data/xiangqi/cchess_c/棋谱文件/疑难文件.xqf/中炮对屏风马.XQF");
+    let mut records = Vec::new();
+    for tree in [false, true] {
+        let out = tmp(&format!("xqf-tree-{tree}.qbk"));
+        let mut args = vec![
+            "book",
+            file.to_str().unwrap(),
+            "--format",
+            "qipu",
+            "--max-ply",
+            "0",
+            "--min-games",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ];
+        if tree {
+            args.push("--tree");
+        }
+        let o = qipu_cmd(&args);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        eprintln!("--tree {tree}: {v}");
+        if tree {
+            // 2,576 lines, of which three play an illegal move (reported, left out, exit 1)
+            let lines = v["lines"].as_u64().unwrap();
+            assert!((2_000..=3_000).contains(&lines), "{lines} lines");
+            assert_eq!(v["rejected"], 3, "{}", String::from_utf8_lossy(&o.stderr));
+            assert_eq!(o.status.code(), Some(1));
+        } else {
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
+        records.push(v["records"].as_u64().unwrap());
+    }
+    assert!(records[1] > 10 * records[0], "{records:?}");
 }

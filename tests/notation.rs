@@ -929,3 +929,17 @@ fn random_text_never_panics() {
         }
     }
 }
+
+/// Kakao records write a capture by naming the taken piece after the destination
+/// (`d6兵d5卒`, `h7包h3卒`, ranks 1–10): read it, and refuse it when the named piece is not
+/// the one standing there.
+#[test]
+fn janggi_lettered_squares_with_a_captured_piece() {
+    let pos = jg("9/4k4/9/9/3p5/3P5/9/9/3K5/9 b - - 0 1");
+    reads(&pos, &[("d6兵d5卒", "d5d4"), ("d6漢兵d5卒", "d5d4")]);
+    let pos = jg("9/4k4/9/7C1/9/7n1/9/7p1/3K5/9 w - - 0 1");
+    reads(&pos, &[("h7包h3卒", "h6h2"), ("h7包h3", "h6h2")]);
+    for wrong in ["h7包h3車", "h7馬h3卒", "h7包h3卒卒"] {
+        assert!(parse_move(&pos, wrong).is_err(), "{wrong}");
+    }
+}

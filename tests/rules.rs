@@ -4,8 +4,8 @@
 use std::{collections::BTreeSet, path::Path};
 
 use qipu::rules::{
-    perft, AnyPosition, Color, EndReason, History, Janggi, Move, Outcome, Position, Setup, Square,
-    Variant, Xiangqi,
+    divide, perft, AnyPosition, Color, EndReason, History, Janggi, Move, Outcome, Position, Setup,
+    Square, Variant, Xiangqi,
 };
 
 use crate::common::{fixture, fs_move, read_jsonl, shared_dir};
@@ -55,6 +55,10 @@ fn check_perft<P: Position>(fen: &str, expected: &[u64]) {
     for (i, &n) in expected.iter().enumerate() {
         let depth = i as u32 + 1;
         assert_eq!(perft(&pos, depth, true), n, "{fen} depth {depth}");
+        if depth <= 3 {
+            let sum: u64 = divide(&pos, depth, true).iter().map(|(_, n)| n).sum();
+            assert_eq!(sum, n, "divide {fen} depth {depth}");
+        }
     }
     let shallow = expected.len().min(3) as u32;
     assert_eq!(
@@ -142,11 +146,26 @@ fn check_perft_file(path: &Path) -> usize {
         let pos = AnyPosition::from_fen(variant_of(r), r["fen"].as_str().unwrap()).unwrap();
         for (i, n) in r["perft"].as_array().unwrap().iter().enumerate() {
             let depth = i as u32 + 1;
+            let expected = n.as_u64().unwrap();
             let got = match &pos {
                 AnyPosition::Xiangqi(p) => perft(p, depth, true),
                 AnyPosition::Janggi(p) => perft(p, depth, true),
             };
-            assert_eq!(got, n.as_u64().unwrap(), "{} depth {depth}", r["fen"]);
+            assert_eq!(got, expected, "{} depth {depth}", r["fen"]);
+            // `divide` splits the same count by root move, with and without bulk leaves.
+            for bulk in [true, false] {
+                let split = match &pos {
+                    AnyPosition::Xiangqi(p) => divide(p, depth, bulk),
+                    AnyPosition::Janggi(p) => divide(p, depth, bulk),
+                };
+                assert_eq!(split.len(), pos.legal_moves().len(), "{}", r["fen"]);
+                let sum: u64 = split.iter().map(|(_, n)| n).sum();
+                assert_eq!(
+                    sum, expected,
+                    "divide {} depth {depth} bulk {bulk}",
+                    r["fen"]
+                );
+            }
         }
     }
     records.len()
@@ -289,29 +308,70 @@ fn for_each_fixture_position(mut f: impl FnMut(&AnyPosition)) {
     }
 }
 
-/// `is_legal` tests one piece's moves only; on every fixture position it must agree with the
-/// full legal-move list for every origin and destination (and the pass).
-#[test]
-fn is_legal_agrees_with_the_legal_move_list() {
-    let mut checked = 0;
-    for_each_fixture_position(|pos| {
-        let legal = pos.legal_moves();
-        let mut candidates = vec![Move::PASS];
-        for from in 0..90u8 {
-            for to in 0..90u8 {
-                if let (Some(f), Some(t)) = (Square::new(from), Square::new(to)) {
-                    if f != t {
-                        candidates.push(Move::new(f, t));
-                    }
+/// Checks `is_legal` against the full legal-move list for every origin and destination of
+/// a position (and the pass); returns how many moves were compared.
+fn is_legal_agrees(pos: &AnyPosition) -> usize {
+    let legal = pos.legal_moves();
+    let mut candidates = vec![Move::PASS];
+    for from in 0..90u8 {
+        for to in 0..90u8 {
+            if let (Some(f), Some(t)) = (Square::new(from), Square::new(to)) {
+                if f != t {
+                    candidates.push(Move::new(f, t));
                 }
             }
         }
-        for m in candidates {
-            assert_eq!(pos.is_legal(m), legal.contains(m), "{m} in {}", pos.fen());
-            checked += 1;
-        }
-    });
+    }
+    for &m in &candidates {
+        assert_eq!(pos.is_legal(m), legal.contains(m), "{m} in {}", pos.fen());
+    }
+    candidates.len()
+}
+
+/// `is_legal` tests one move (Xiangqi: its shape and the general's safety, directly; Janggi:
+/// the moved piece's moves); on every fixture position it must agree with the full
+/// legal-move list for every origin and destination (and the pass).
+#[test]
+fn is_legal_agrees_with_the_legal_move_list() {
+    let mut checked = 0;
+    for_each_fixture_position(|pos| checked += is_legal_agrees(pos));
     assert!(checked > 4_000_000, "{checked}");
+}
+
+/// The same over the notation fixtures' positions (middlegames and endgames of both games).
+#[test]
+fn is_legal_agrees_on_the_notation_positions() {
+    let text = std::fs::read_to_string(fixture("notation/positions.txt")).unwrap();
+    let mut checked = 0;
+    for (variant, fen) in text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t'))
+    {
+        let pos = AnyPosition::from_fen(variant.parse().unwrap(), fen).unwrap();
+        checked += is_legal_agrees(&pos);
+    }
+    assert!(checked > 1_000_000, "{checked}");
+}
+
+/// The same over every position of the full oracle files.
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn is_legal_agrees_on_all_oracle_positions() {
+    let Some(shared) = shared_dir() else { return };
+    let mut checked = 0;
+    for name in [
+        "xiangqi-positions",
+        "janggi-positions",
+        "xiangqi-endgame-positions",
+    ] {
+        for r in read_jsonl(&shared.join(format!("oracle/{name}.jsonl"))) {
+            let fen = r["fen"].as_str().unwrap();
+            let pos = AnyPosition::from_fen(variant_of(&r), fen).unwrap();
+            checked += is_legal_agrees(&pos);
+        }
+    }
+    eprintln!("is_legal: {checked} moves agree with the oracle positions' move lists");
 }
 
 #[test]
@@ -482,4 +542,33 @@ fn random_playouts_keep_every_invariant() {
         }
     }
     assert!(plies > 30_000, "{plies} plies");
+}
+
+/// `qipu perft --divide` prints one line per root move whose counts add up to the total,
+/// which is the perft count of the full depth, with bulk leaves or not (README's example:
+/// Janggi depth 4 is 1,065,277; Xiangqi depth 2 is 1,920).
+#[test]
+fn perft_divide_on_the_command_line_sums_to_the_full_depth() {
+    for (variant, depth, total, root) in [
+        ("xiangqi", "2", 1920u64, 44usize),
+        ("janggi", "3", 33_000, 32),
+    ] {
+        for extra in [None, Some("--no-bulk")] {
+            let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_qipu"));
+            cmd.args(["perft", "--variant", variant, "--depth", depth, "--divide"]);
+            cmd.args(extra);
+            let out = cmd.output().unwrap();
+            assert!(out.status.success(), "{out:?}");
+            let text = String::from_utf8(out.stdout).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            let counts: Vec<u64> = lines
+                .iter()
+                .filter_map(|l| l.split_once(": "))
+                .map(|(_, n)| n.parse().unwrap())
+                .collect();
+            assert_eq!(counts.len(), root, "{variant} {extra:?}: {text}");
+            assert_eq!(counts.iter().sum::<u64>(), total, "{variant} {extra:?}");
+            assert_eq!(lines.last().copied(), Some(total.to_string().as_str()));
+        }
+    }
 }

@@ -139,23 +139,60 @@ pub struct BookOptions {
 }
 
 impl BookOptions {
-    /// The defaults of a format: ElephantEye's MAKEBOOK settings for `eleeye` (eleeye weights,
-    /// ratio 4, mirror merged), game counts with positions as reached for `obk`, game counts
-    /// with mirrors merged for `qipu`; whole games, both sides, no minimum.
+    /// The defaults of a format, as an engine author would build a book:
+    /// - `eleeye`: ElephantEye's MAKEBOOK settings, bit for bit (whole games, eleeye weights,
+    ///   ratio 4 so that a move needs a sum of at least 4, i.e. two decided games or more;
+    ///   mirrors merged);
+    /// - `obk` (positions as reached) and `qipu` (mirrors merged): game counts, the first
+    ///   [`BookOptions::OPENING_PLIES`] plies only and a move played in at least
+    ///   [`BookOptions::MIN_GAMES`] games: the opening, where a book helps an engine, and not
+    ///   the single-game endgame moves that would make most of a whole-game book.
+    ///
+    /// Both sides, no minimum score.
+    ///
+    /// ```
+    /// use qipu::book::{BookOptions, Format};
+    /// let o = BookOptions::for_format(Format::Obk);
+    /// assert_eq!((o.max_ply, o.min_games), (40, 2));
+    /// let e = BookOptions::for_format(Format::Eleeye);
+    /// assert_eq!((e.max_ply, e.min_games, e.ratio), (0, 1, 4));
+    /// ```
     pub fn for_format(format: Format) -> BookOptions {
         let (weights, ratio, mirror) = match format {
             Format::Eleeye => (Weights::Eleeye, 4, MirrorMode::Merge),
             Format::Obk => (Weights::Games, 1, MirrorMode::Keep),
             Format::Qipu => (Weights::Games, 1, MirrorMode::Merge),
         };
+        let (max_ply, min_games) = match format {
+            Format::Eleeye => (0, 1),
+            Format::Obk | Format::Qipu => (Self::OPENING_PLIES, Self::MIN_GAMES),
+        };
         BookOptions {
-            max_ply: 0,
-            min_games: 1,
+            max_ply,
+            min_games,
             min_score: 0,
             for_side: ForSide::Both,
             weights,
             mirror,
             ratio,
+        }
+    }
+
+    /// Default depth of `.obk` and qipu books: 40 plies (20 moves each), past which master
+    /// games rarely share a position.
+    pub const OPENING_PLIES: usize = 40;
+
+    /// Default minimum number of games per move of `.obk` and qipu books: 2, as ElephantEye's
+    /// MAKEBOOK keeps no move that a single game played (one win scores 3, under its ratio 4).
+    pub const MIN_GAMES: u32 = 2;
+
+    /// Every move of every whole game (no depth limit, no minimum): the format's weights and
+    /// mirror handling only. For tests and for callers that filter themselves.
+    pub fn everything(format: Format) -> BookOptions {
+        BookOptions {
+            max_ply: 0,
+            min_games: 1,
+            ..BookOptions::for_format(format)
         }
     }
 }

@@ -48,7 +48,7 @@ use std::{io::Write, sync::OnceLock};
 use super::{
     board16,
     build::{BuiltBook, KeyScheme},
-    probe::{lookup_with_mirror, ProbeMove, Probed},
+    probed::{lookup_with_mirror, ProbeMove, Probed},
     BookError,
 };
 use crate::rules::{AnyPosition, Board, Color, Move, Variant};

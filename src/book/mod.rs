@@ -3,8 +3,10 @@
 //! frozen on-disk spec; `docs/book-format.md` restates them.
 //!
 //! Building: [`build`] replays a stream of [`BookGame`]s under a format's [`KeyScheme`] and
-//! selects moves by [`BookOptions`]; the format's `write` stores the result. Reading: [`Book`]
-//! recognises the format from the content and probes positions.
+//! selects moves by [`BookOptions`]; the format's `write` stores the result, and [`write()`]
+//! does both for a [`Format`] chosen at run time. Reading: [`Book`] recognises the format from
+//! the content and probes positions. The module takes games from any iterator and never
+//! knows the store, the pipeline or the CLI.
 //!
 //! ```
 //! use qipu::book::{build, eleeye::{self, EleeyeKeys}, Book, BookGame, BookOptions, Format};
@@ -30,7 +32,9 @@ pub mod eleeye;
 pub mod obk;
 mod obk_table;
 mod probe;
+mod probed;
 pub mod qipu;
+mod write;
 
 use std::fmt;
 
@@ -38,7 +42,9 @@ pub use build::{
     build, select, BookGame, BookOptions, BookRecord, BuiltBook, ForSide, KeyScheme, MirrorMode,
     MoveStats, Weights,
 };
-pub use probe::{detect, Book, Counts, ProbeMove, Probed};
+pub use probe::{detect, Book};
+pub use probed::{Counts, ProbeMove, Probed};
+pub use write::{write, Written};
 
 /// The on-disk book formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -45,7 +45,7 @@ use super::{
     board16,
     build::{BuiltBook, KeyScheme},
     obk_table::{PLAYER, TABLE},
-    probe::{lookup_with_mirror, Counts, ProbeMove, Probed},
+    probed::{lookup_with_mirror, Counts, ProbeMove, Probed},
     BookError,
 };
 use crate::rules::{AnyPosition, Board, Color, Move, Variant};

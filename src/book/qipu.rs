@@ -67,7 +67,7 @@ use std::io::Write;
 
 use super::{
     build::{BuiltBook, KeyScheme, MirrorMode},
-    probe::{lookup_with_mirror, Counts, ProbeMove, Probed},
+    probed::{lookup_with_mirror, Counts, ProbeMove, Probed},
     BookError, Weights,
 };
 use crate::rules::{AnyPosition, Move, Variant};

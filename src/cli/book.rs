@@ -1,26 +1,14 @@
 //! `qipu book`: build an engine opening book from game records.
 
-use std::{
-    cell::Cell,
-    io::Write,
-    path::{Path, PathBuf},
-    process::ExitCode,
-    time::Instant,
-};
+use std::{cell::Cell, io::Write, path::PathBuf, process::ExitCode, time::Instant};
 
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
 use super::{position_args::VariantArg, CliError};
 use crate::{
-    book::{
-        build,
-        eleeye::{self, EleeyeKeys},
-        obk::{self, ObkKeys},
-        qipu::{self as qbook, QipuKeys},
-        BookError, BookGame, BookOptions, ForSide, Format, KeyScheme, MirrorMode, Weights,
-    },
-    formats::{read_path, replay},
+    book::{self, BookError, BookGame, BookOptions, ForSide, Format, MirrorMode, Weights},
+    formats::{read_path, replay, Game, MoveNode},
     rules::{AnyPosition, Color, Variant},
     store::Store,
 };
@@ -87,12 +75,14 @@ pub struct BookArgs {
     /// The game whose records are used (the other game's are skipped).
     #[arg(long, value_enum, default_value = "xiangqi")]
     variant: VariantArg,
-    /// Only the first N plies of each game; 0 = whole games (as ElephantEye's MAKEBOOK).
-    #[arg(long, default_value_t = 0)]
-    max_ply: usize,
-    /// A move must have been played in at least N games.
-    #[arg(long, default_value_t = 1)]
-    min_games: u32,
+    /// Only the first N plies of each game; 0 = whole games [default: 0 (whole games, as
+    /// ElephantEye's MAKEBOOK) for eleeye, 40 for obk and qipu].
+    #[arg(long)]
+    max_ply: Option<usize>,
+    /// A move must have been played in at least N games [default: 1 for eleeye, whose ratio
+    /// already drops single-game moves; 2 for obk and qipu].
+    #[arg(long)]
+    min_games: Option<u32>,
     /// A move must score at least P percent for the side to move ((W + D/2) / (W + D + L)).
     #[arg(long, default_value_t = 0)]
     min_score: u32,
@@ -110,6 +100,11 @@ pub struct BookArgs {
     /// eleeye weights, else 1].
     #[arg(long)]
     ratio: Option<u32>,
+    /// Learn from every line of the records' variation trees (opening books in XQF, CBR,
+    /// PGN, DhtmlXQ), each line as one game with its record's result, instead of the main
+    /// line only. With game files only.
+    #[arg(long, conflicts_with = "db")]
+    tree: bool,
     /// Print the summary as one JSON document on stdout.
     #[arg(long)]
     json: bool,
@@ -127,8 +122,8 @@ impl BookArgs {
     /// The builder options: the format's defaults overridden by the flags.
     fn options(&self) -> BookOptions {
         let mut o = BookOptions::for_format(self.format());
-        o.max_ply = self.max_ply;
-        o.min_games = self.min_games;
+        o.max_ply = self.max_ply.unwrap_or(o.max_ply);
+        o.min_games = self.min_games.unwrap_or(o.min_games);
         o.min_score = self.min_score;
         o.for_side = match self.for_side {
             ForArg::Red => ForSide::Only(Color::First),
@@ -175,95 +170,99 @@ fn games_from_store(
     })
 }
 
-/// The games of files and folders, replayed; unreadable games are reported on stderr and
-/// counted in `rejected`, games of the other variant in `skipped`.
+/// How the games of files were taken.
+#[derive(Default)]
+struct FromFiles {
+    /// Games (or, with `--tree`, lines) that could not be read or replayed.
+    rejected: Cell<usize>,
+    /// Games of the other variant.
+    skipped: Cell<usize>,
+    /// With `--tree`: records whose tree was walked, and the lines taken from them.
+    trees: Cell<usize>,
+    lines: Cell<usize>,
+}
+
+/// Every line of a move tree, from the root to each leaf, in the order of the record (the
+/// main line last): the alternatives hanging off a move start in the position before it.
+/// There are at most as many lines as nodes plus one.
+fn tree_lines(moves: &[MoveNode]) -> Vec<Vec<MoveNode>> {
+    fn walk(seq: &[MoveNode], prefix: &mut Vec<MoveNode>, out: &mut Vec<Vec<MoveNode>>) {
+        let mark = prefix.len();
+        for node in seq {
+            for alternative in &node.variations {
+                walk(alternative, prefix, out);
+            }
+            // the node without its subtree (cloning it whole would copy the tree per line)
+            prefix.push(MoveNode {
+                text: node.text.clone(),
+                comment: node.comment.clone(),
+                variations: Vec::new(),
+                eval: node.eval.clone(),
+            });
+        }
+        out.push(prefix.clone());
+        prefix.truncate(mark);
+    }
+    let mut out = Vec::new();
+    walk(moves, &mut Vec::new(), &mut out);
+    out
+}
+
+/// The games of files and folders, replayed (with `tree`, every line of each record);
+/// unreadable games are reported on stderr and counted in `tally`, as are games of the
+/// other variant.
 fn games_from_paths<'a>(
     paths: &'a [PathBuf],
     variant: Variant,
-    rejected: &'a Cell<usize>,
-    skipped: &'a Cell<usize>,
+    tree: bool,
+    tally: &'a FromFiles,
 ) -> impl Iterator<Item = Result<BookGame, BookError>> + 'a {
+    let reject = move |e: &dyn std::fmt::Display| {
+        eprintln!("qipu: {e}");
+        tally.rejected.set(tally.rejected.get() + 1);
+    };
     paths
         .iter()
         .flat_map(|p| read_path(p))
-        .filter_map(move |game| {
-            let checked = game.and_then(|g| {
-                let r = replay(&g)?;
-                Ok((g, r))
-            });
-            match checked {
+        .flat_map(move |game| {
+            let g = match game {
                 Err(e) => {
-                    eprintln!("qipu: {e}");
-                    rejected.set(rejected.get() + 1);
-                    None
+                    reject(&e);
+                    return Vec::new();
                 }
-                Ok((g, _)) if g.variant != variant => {
-                    skipped.set(skipped.get() + 1);
-                    None
+                Ok(g) if g.variant != variant => {
+                    tally.skipped.set(tally.skipped.get() + 1);
+                    return Vec::new();
                 }
-                Ok((g, r)) => Some(Ok(BookGame {
-                    start: r.start,
-                    moves: r.moves,
-                    result: g.tags.result,
-                })),
+                Ok(g) => g,
+            };
+            let mut g = g;
+            let lines = if tree {
+                tally.trees.set(tally.trees.get() + 1);
+                tree_lines(&g.moves)
+            } else {
+                vec![std::mem::take(&mut g.moves)]
+            };
+            g.moves = Vec::new();
+            let count = lines.len();
+            let mut out = Vec::with_capacity(count);
+            for (i, moves) in lines.into_iter().enumerate() {
+                let line = Game { moves, ..g.clone() };
+                match replay(&line) {
+                    Ok(r) => out.push(Ok(BookGame {
+                        start: r.start,
+                        moves: r.moves,
+                        result: g.tags.result,
+                    })),
+                    Err(e) if tree => reject(&format_args!("{e} (line {} of {count})", i + 1)),
+                    Err(e) => reject(&e),
+                }
             }
+            if tree {
+                tally.lines.set(tally.lines.get() + out.len());
+            }
+            out
         })
-}
-
-struct Written {
-    games: usize,
-    positions: usize,
-    records: usize,
-}
-
-fn build_and_write<S: KeyScheme>(
-    games: impl Iterator<Item = Result<BookGame, BookError>>,
-    opts: &BookOptions,
-    write: impl FnOnce(&crate::book::BuiltBook<S::Key>) -> Result<usize, BookError>,
-) -> Result<Written, BookError> {
-    let built = build::<S>(games, opts)?;
-    let mut positions = 0;
-    let mut last = None;
-    for r in &built.records {
-        if last != Some(r.key) {
-            positions += 1;
-            last = Some(r.key);
-        }
-    }
-    let records = write(&built)?;
-    Ok(Written {
-        games: built.games,
-        positions,
-        records,
-    })
-}
-
-fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BookError> {
-    std::fs::write(path, bytes).map_err(BookError::from)
-}
-
-/// Builds the book of a format and writes it to `out`.
-fn write_book(
-    format: Format,
-    games: impl Iterator<Item = Result<BookGame, BookError>>,
-    opts: &BookOptions,
-    out: &Path,
-) -> Result<Written, BookError> {
-    match format {
-        Format::Eleeye => build_and_write::<EleeyeKeys>(games, opts, |b| {
-            let mut bytes = Vec::new();
-            let n = eleeye::write(b, &mut bytes)?;
-            write_file(out, &bytes)?;
-            Ok(n)
-        }),
-        Format::Obk => build_and_write::<ObkKeys>(games, opts, |b| obk::write(b, out)),
-        Format::Qipu => build_and_write::<QipuKeys>(games, opts, |b| {
-            let mut bytes = Vec::new();
-            let n = qbook::write(b, &mut bytes)?;
-            write_file(out, &bytes)?;
-            Ok(n)
-        }),
-    }
 }
 
 /// Runs `qipu book`. Exit code 1 when some games could not be read or replayed (the book is
@@ -276,15 +275,15 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
         return Err(format!("--format {format} holds Xiangqi only; use --format qipu").into());
     }
     let opts = args.options();
-    let (rejected, skipped) = (Cell::new(0), Cell::new(0));
+    let tally = FromFiles::default();
     let written = match &args.db {
         Some(db) => {
             let store = Store::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
-            write_book(format, games_from_store(&store, variant), &opts, &args.out)
+            book::write(format, games_from_store(&store, variant), &opts, &args.out)
         }
-        None => write_book(
+        None => book::write(
             format,
-            games_from_paths(&args.paths, variant, &rejected, &skipped),
+            games_from_paths(&args.paths, variant, args.tree, &tally),
             &opts,
             &args.out,
         ),
@@ -294,18 +293,22 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
     let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
     let secs = started.elapsed().as_secs_f64();
     if args.json {
-        let doc = json!({
+        let mut doc = json!({
             "format": format.name(),
             "out": out.display().to_string(),
             "variant": variant.name(),
             "games": written.games,
-            "rejected": rejected.get(),
-            "skipped": skipped.get(),
+            "rejected": tally.rejected.get(),
+            "skipped": tally.skipped.get(),
             "positions": written.positions,
             "records": written.records,
             "bytes": bytes,
             "seconds": secs,
         });
+        if args.tree {
+            doc["trees"] = tally.trees.get().into();
+            doc["lines"] = tally.lines.get().into();
+        }
         writeln!(std::io::stdout().lock(), "{doc}")?;
     } else {
         eprintln!(
@@ -314,11 +317,18 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
             written.records,
             written.positions,
             written.games,
-            rejected.get(),
-            skipped.get()
+            tally.rejected.get(),
+            tally.skipped.get()
         );
+        if args.tree {
+            eprintln!(
+                "{} lines from the variation trees of {} records, each line counted as a game",
+                tally.lines.get(),
+                tally.trees.get()
+            );
+        }
     }
-    Ok(if rejected.get() > 0 {
+    Ok(if tally.rejected.get() > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -15,7 +15,8 @@ pub struct PerftArgs {
     /// Depth in plies.
     #[arg(long)]
     depth: u32,
-    /// Print the count below each root move first.
+    /// Print each root move with the leaf count below it first (the counts add up to the
+    /// total).
     #[arg(long)]
     divide: bool,
     /// Play every leaf move instead of counting the last ply from the move list.
@@ -34,16 +35,17 @@ pub struct MovesArgs {
 }
 
 fn tree<P: Position>(pos: &P, args: &PerftArgs, out: &mut impl Write) -> std::io::Result<u64> {
-    if args.divide {
+    let bulk = !args.no_bulk;
+    if args.divide && args.depth > 0 {
         let mut total = 0;
-        for (m, n) in divide(pos, args.depth.saturating_sub(1)) {
+        for (m, n) in divide(pos, args.depth, bulk) {
             writeln!(out, "{m}: {n}")?;
             total += n;
         }
         writeln!(out)?;
-        Ok(if args.depth == 0 { 1 } else { total })
+        Ok(total)
     } else {
-        Ok(count(pos, args.depth, !args.no_bulk))
+        Ok(count(pos, args.depth, bulk))
     }
 }
 

@@ -333,43 +333,70 @@ pub fn render_fs(pos: &AnyPosition, m: Move) -> Option<String> {
     Some(format!("{letter}{fr}{ff}{sep}{tr}{tf}{mark}"))
 }
 
-/// Syntax phase for squares in letters and digits around a piece name, as some Kakao records
-/// write Janggi moves (`i3卒h3`): the coordinate move and the named piece, if the text has
-/// that shape.
+/// A move in letters and digits around a piece name, as some Kakao records write Janggi moves
+/// (`i3卒h3`, with a captured piece after the destination: `d6兵d5卒`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lettered {
+    /// The squares as written.
+    pub squares: super::coord::CoordMove,
+    /// The piece named before the destination: the one that moves.
+    pub role: Role,
+    /// The piece named after the destination, if any: the one taken there.
+    pub captured: Option<Role>,
+}
+
+/// Syntax phase for squares in letters and digits around a piece name (`i3卒h3`), with an
+/// optional captured piece after the destination (`d6兵d5卒`, `h7包h3卒`); `None` if the text
+/// does not have that shape.
 ///
 /// ```
 /// use qipu::notation::korean::parse_lettered;
-/// let (c, role) = parse_lettered("i3卒h3").unwrap();
-/// assert_eq!(role, qipu::rules::Role::Pawn);
+/// use qipu::rules::Role;
+/// let l = parse_lettered("i3卒h3").unwrap();
+/// assert_eq!((l.role, l.captured), (Role::Pawn, None));
+/// let l = parse_lettered("h7包h3卒").unwrap();
+/// assert_eq!((l.role, l.captured), (Role::Cannon, Some(Role::Pawn)));
 /// assert!(parse_lettered("08마87").is_none());
 /// ```
-pub fn parse_lettered(text: &str) -> Option<(super::coord::CoordMove, Role)> {
+pub fn parse_lettered(text: &str) -> Option<Lettered> {
     let t = text.trim();
     let first = t.find(|c: char| !c.is_ascii())?;
     let (head, rest) = t.split_at(first);
     if !head.starts_with(|c: char| c.is_ascii_alphabetic()) {
         return None;
     }
-    let mut chars = rest.char_indices();
-    let mut role = None;
-    let mut tail = "";
-    for (i, c) in chars.by_ref() {
-        if side(c).is_some() && role.is_none() {
-            continue;
+    let (role, tail) = named_piece(rest)?;
+    // The destination in ASCII, then optionally the captured piece.
+    let cut = tail.find(|c: char| !c.is_ascii()).unwrap_or(tail.len());
+    let (dest, after) = tail.split_at(cut);
+    let captured = if after.is_empty() {
+        None
+    } else {
+        match named_piece(after)? {
+            (r, "") => Some(r),
+            _ => return None,
         }
-        if let Some(r) = piece_role(c) {
-            if role.is_some() {
-                return None;
-            }
-            role = Some(r);
-            continue;
-        }
-        tail = &rest[i..];
-        break;
-    }
-    let role = role?;
+    };
     let mut coords = String::with_capacity(8);
     coords.push_str(head);
-    coords.push_str(tail);
-    Some((super::coord::CoordMove::parse(&coords).ok()?, role))
+    coords.push_str(dest);
+    Some(Lettered {
+        squares: super::coord::CoordMove::parse(&coords).ok()?,
+        role,
+        captured,
+    })
+}
+
+/// A piece name with an optional side before it (`卒`, `楚卒`) at the start of `text`: its
+/// role and the text after it.
+fn named_piece(text: &str) -> Option<(Role, &str)> {
+    let mut chars = text.char_indices();
+    let (i, c) = chars.next()?;
+    let (i, c) = if side(c).is_some() {
+        chars.next()?
+    } else {
+        (i, c)
+    };
+    let role = piece_role(c)?;
+    Some((role, &text[i + c.len_utf8()..]))
 }

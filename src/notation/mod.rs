@@ -14,7 +14,6 @@
 pub mod chinese;
 pub mod coord;
 pub mod korean;
-mod legal;
 mod line;
 pub mod san;
 pub mod vertical;
@@ -22,7 +21,7 @@ pub mod wxf;
 
 use std::fmt;
 
-use crate::rules::{AnyPosition, Move, Variant};
+use crate::rules::{AnyPosition, Move, Square, Variant};
 use coord::{CoordMove, RankBase};
 use vertical::Matches;
 
@@ -146,14 +145,11 @@ impl std::str::FromStr for Notation {
     }
 }
 
-/// Whether a candidate move is legal: a direct test for Xiangqi, a test of the moved
-/// piece's moves for Janggi (both agree with the legal-move lists; see the tests).
+/// Whether a candidate move is legal: the rules core's single-move test (a direct test for
+/// Xiangqi, the moved piece's moves for Janggi), never a whole legal-move list.
 #[inline]
 pub(crate) fn is_legal(pos: &AnyPosition, m: Move) -> bool {
-    match pos {
-        AnyPosition::Xiangqi(_) => legal::xiangqi(pos.board(), m),
-        AnyPosition::Janggi(_) => pos.is_legal(m),
-    }
+    pos.is_legal(m)
 }
 
 /// Writes a legal move in a notation.
@@ -361,15 +357,15 @@ fn read_with(
     if let Ok(r) = wxf::parse(t) {
         return resolve_vertical(pos, r.iter(), text);
     }
-    if let Some((c, role)) = korean::parse_lettered(t) {
+    if let Some(l) = korean::parse_lettered(t) {
+        let c = l.squares;
+        let role_at = |sq: Option<Square>| sq.and_then(|s| pos.board().piece_at(s)).map(|p| p.role);
         return resolve_based(base, remember, c.forced_base(), text, |b| {
             c.to_move(b, pos)
                 .filter(|m| {
                     is_legal(pos, *m)
-                        && m.from()
-                            .and_then(|f| pos.board().piece_at(f))
-                            .map(|p| p.role)
-                            == Some(role)
+                        && role_at(m.from()) == Some(l.role)
+                        && l.captured.is_none_or(|r| role_at(m.to()) == Some(r))
                 })
                 .ok_or_else(|| NotationError::Illegal(text.to_string()))
         });

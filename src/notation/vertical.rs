@@ -1,10 +1,10 @@
 //! The vertical-line model shared by Chinese (`炮二平五`) and WXF (`C2.5`) notation: which piece
 //! (by its own file number or by its place among same-type pieces), the direction, and a number
 //! that is a step count or a destination file. Resolution matches this model against the board
-//! and the legal moves directly; [`describe`] picks the xqbase form of a move.
+//! and the legal moves directly; `describe` picks the xqbase form of a move.
 
 use super::is_legal;
-use crate::rules::{AnyPosition, Board, Color, Move, Role, Square};
+use crate::rules::{AnyPosition, Board, Color, Move, Piece, Role, Square};
 
 /// Direction of a vertical-line move, seen from the mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -93,7 +93,7 @@ fn is_straight(role: Role) -> bool {
 #[derive(Clone, Copy)]
 struct Group {
     len: usize,
-    sq: [Square; 10],
+    squares: [Square; 10],
 }
 
 /// Filler for unused slots (evaluated at compile time).
@@ -106,46 +106,36 @@ impl Group {
     fn new() -> Group {
         Group {
             len: 0,
-            sq: [A0; 10],
+            squares: [A0; 10],
         }
     }
     fn push(&mut self, s: Square) {
-        if self.len < self.sq.len() {
-            self.sq[self.len] = s;
+        if self.len < self.squares.len() {
+            self.squares[self.len] = s;
             self.len += 1;
         }
     }
     fn as_slice(&self) -> &[Square] {
-        &self.sq[..self.len]
+        &self.squares[..self.len]
     }
 }
 
 /// The mover's pieces of `role` on a board file, front to back.
 fn on_file(board: &Board, color: Color, role: Role, file: u8) -> Group {
-    let code = 1 + role as u8 + 7 * color as u8;
-    let sq = &board.sq;
+    let piece = Some(Piece::new(color, role));
+    let file = file.min(8);
     let mut g = Group::new();
-    let file = usize::from(file.min(8));
     // Walk from the mover's front to its back.
+    let mut visit = |rank: u8| {
+        if let Some(s) = Square::from_coords(file, rank) {
+            if board.piece_at(s) == piece {
+                g.push(s);
+            }
+        }
+    };
     match color {
-        Color::First => {
-            for rank in (0..10).rev() {
-                if sq[rank * 9 + file] == code {
-                    if let Some(s) = Square::from_coords(file as u8, rank as u8) {
-                        g.push(s);
-                    }
-                }
-            }
-        }
-        Color::Second => {
-            for rank in 0..10 {
-                if sq[rank * 9 + file] == code {
-                    if let Some(s) = Square::from_coords(file as u8, rank as u8) {
-                        g.push(s);
-                    }
-                }
-            }
-        }
+        Color::First => (0..10).rev().for_each(&mut visit),
+        Color::Second => (0..10).for_each(&mut visit),
     }
     g
 }

@@ -108,7 +108,8 @@ impl AnyPosition {
         self.board().fen()
     }
 
-    /// Whether a move is legal.
+    /// Whether a move is legal (one move tested, no move list built for Xiangqi).
+    #[inline]
     pub fn is_legal(&self, m: Move) -> bool {
         dispatch!(self, p => p.is_legal(m))
     }

@@ -1,5 +1,7 @@
 //! [`Board`]: pieces on squares with occupancy sets and the incrementally updated key.
-//! Shared by both games; the rules of movement live in `xiangqi.rs` and `janggi.rs`.
+//! Shared by both games; the rules of movement live in `xiangqi.rs` and `janggi.rs`, the
+//! helpers both use in `movegen.rs`. The representation is private: the rest of the crate
+//! reads a board through the accessors below, and only `rules/` sees the raw square codes.
 
 use super::{
     setup::Setup,
@@ -9,22 +11,34 @@ use super::{
 };
 
 /// The board state common to both games. Obtained from a validated position
-/// ([`crate::rules::Position::board`]); it cannot be edited directly.
+/// ([`Position::board`](super::Position::board)); it cannot be edited directly.
+///
+/// ```
+/// use qipu::rules::{Color, Position, Role, Square, Xiangqi};
+/// let pos = Xiangqi::new();
+/// let b = pos.board();
+/// let h2 = Square::from_coords(7, 2).unwrap();
+/// assert_eq!(b.piece_at(h2).map(|p| p.role), Some(Role::Cannon));
+/// assert_eq!(b.occupied(Color::First).count_ones(), 16);
+/// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Board {
-    pub(crate) sq: [u8; 90],
-    pub(crate) occ: [u128; 2],
-    pub(crate) kings: [u8; 2],
-    pub(crate) turn: Color,
-    pub(crate) key: u64,
-    pub(crate) halfmoves: u32,
-    pub(crate) fullmoves: u32,
+    /// Piece code per square (see `types::code`), 0 for empty.
+    sq: [u8; 90],
+    /// Occupied squares per colour, bit `i` for square `i`.
+    occ: [u128; 2],
+    /// Square of each general, `NONE` once captured.
+    kings: [u8; 2],
+    turn: Color,
+    key: u64,
+    halfmoves: u32,
+    fullmoves: u32,
     variant: Variant,
 }
 
 impl Board {
     /// Builds the board from a setup without checking legality (callers validate).
-    pub(crate) fn from_setup(setup: &Setup, variant: Variant) -> Board {
+    pub(super) fn from_setup(setup: &Setup, variant: Variant) -> Board {
         let mut b = Board {
             sq: [0; 90],
             occ: [0; 2],
@@ -48,6 +62,24 @@ impl Board {
         b
     }
 
+    /// The raw piece codes of the 90 squares (rules-internal).
+    #[inline]
+    pub(super) fn squares(&self) -> &[u8; 90] {
+        &self.sq
+    }
+
+    /// The square index of a side's general (`NONE` if it was captured; rules-internal).
+    #[inline]
+    pub(super) fn king_index(&self, color: Color) -> usize {
+        usize::from(self.kings[color.index()])
+    }
+
+    /// The squares a side occupies, bit `i` for square index `i`.
+    #[inline]
+    pub fn occupied(&self, color: Color) -> u128 {
+        self.occ[color.index()]
+    }
+
     /// The game this board belongs to.
     pub fn variant(&self) -> Variant {
         self.variant
@@ -66,6 +98,7 @@ impl Board {
     }
 
     /// The general of a side (validated positions always have one).
+    #[inline]
     pub fn king(&self, color: Color) -> Option<Square> {
         Square::new(self.kings[color.index()])
     }
@@ -77,11 +110,13 @@ impl Board {
     }
 
     /// Plies since the last capture.
+    #[inline]
     pub fn halfmoves(&self) -> u32 {
         self.halfmoves
     }
 
     /// Move number (starts at 1, incremented after the second player's move).
+    #[inline]
     pub fn fullmoves(&self) -> u32 {
         self.fullmoves
     }
@@ -130,7 +165,7 @@ impl Board {
 
     /// Plays a move that is known to be legal: updates squares, occupancy, key and counters.
     #[inline]
-    pub(crate) fn play_unchecked(&mut self, m: Move) {
+    pub(super) fn play_unchecked(&mut self, m: Move) {
         let us = self.turn.index();
         if !m.is_pass() {
             let (from, to) = (m.origin_index(), m.target_index());

@@ -2,11 +2,11 @@
 
 use super::{
     board::Board,
+    movegen::{direction, filter_legal, horse_attack, next_on_ray, slide, steps, validate_common},
     position::{EndReason, GameEnd, MoveList, Outcome, Position, PositionError},
     setup::Setup,
     tables::*,
-    types::{Color, Move, Role, Square, Variant},
-    xiangqi::{direction, filter_legal, horse_attack, next_on_ray, slide, steps, validate_common},
+    types::{code, role_of, Color, Move, Role, Square, Variant},
 };
 
 /// Which Janggi rule set decides legality and game end. The presets are data, not code paths:
@@ -88,10 +88,6 @@ pub struct Janggi {
     prev_bikjang: Option<bool>,
 }
 
-const fn code(color: usize, role: Role) -> u8 {
-    1 + role as u8 + 7 * color as u8
-}
-
 const CANNONS: [u8; 2] = [code(0, Role::Cannon), code(1, Role::Cannon)];
 
 #[inline]
@@ -147,7 +143,7 @@ fn elephant_attack(sq: &[u8; 90], k: usize, them: usize, via: Option<usize>) -> 
 
 /// Whether `k` is attacked by `them` under Janggi movement. Generals and guards never leave
 /// their palace, so they cannot reach the other one and are not tested.
-pub(crate) fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
+fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
     if (0..4).any(|d| ray_attack(sq, k, d, them) || diagonal_attack(sq, k, d, them))
         || horse_attack(sq, k, them, None)
         || elephant_attack(sq, k, them, None)
@@ -183,9 +179,9 @@ fn facing(sq: &[u8; 90], a: usize, b: usize) -> bool {
 
 /// The pseudo-legal moves of the side to move's pieces among `pieces` (a square set).
 fn pseudo_moves(b: &Board, pieces: u128, list: &mut MoveList) {
-    let us = b.turn.index();
-    let sq = &b.sq;
-    let own = b.occ[us];
+    let us = b.turn().index();
+    let sq = b.squares();
+    let own = b.occupied(b.turn());
     let mut bits = own & pieces;
     while bits != 0 {
         let from = bits.trailing_zeros() as usize;
@@ -197,11 +193,11 @@ fn pseudo_moves(b: &Board, pieces: u128, list: &mut MoveList) {
             }
         };
         let free = |to: u8| own & (1u128 << to) == 0;
-        match (sq[from] - 1) % 7 {
-            0 | 1 => steps(&JANGGI_PALACE[us][from], sq, own, fsq, list),
-            2 => steps(&JANGGI_ELEPHANT[from], sq, own, fsq, list),
-            3 => steps(&HORSE[from], sq, own, fsq, list),
-            4 => {
+        match role_of(sq[from]) {
+            Role::King | Role::Advisor => steps(&JANGGI_PALACE[us][from], sq, own, fsq, list),
+            Role::Elephant => steps(&JANGGI_ELEPHANT[from], sq, own, fsq, list),
+            Role::Horse => steps(&HORSE[from], sq, own, fsq, list),
+            Role::Rook => {
                 for d in 0..4 {
                     slide(
                         &RAYS[from][d][..RAY_LEN[from][d] as usize],
@@ -219,7 +215,7 @@ fn pseudo_moves(b: &Board, pieces: u128, list: &mut MoveList) {
                     );
                 }
             }
-            5 => {
+            Role::Cannon => {
                 for d in 0..4 {
                     let ray = &RAYS[from][d];
                     let len = RAY_LEN[from][d] as usize;
@@ -250,7 +246,7 @@ fn pseudo_moves(b: &Board, pieces: u128, list: &mut MoveList) {
                     }
                 }
             }
-            _ => steps(&JANGGI_PAWN[us][from], sq, own, fsq, list),
+            Role::Pawn => steps(&JANGGI_PAWN[us][from], sq, own, fsq, list),
         }
     }
 }
@@ -261,9 +257,10 @@ impl Janggi {
     #[inline]
     fn legal_moves_of(&self, pieces: u128, in_check: bool, list: &mut MoveList) -> bool {
         pseudo_moves(&self.board, pieces, list);
-        let them = 1 - self.board.turn.index();
+        let their = self.board.turn().other();
+        let them = their.index();
         let bikjang = self.rules.bikjang && self.is_bikjang();
-        let their_king = self.board.kings[them] as usize;
+        let their_king = self.board.king_index(their);
         filter_legal(
             &self.board,
             list,
@@ -294,8 +291,9 @@ impl Janggi {
         };
         // A side may pass while in check under bikjang, so the side not to move can be in
         // check when the generals face each other; otherwise that position is unreachable.
-        let them = pos.board.turn.other().index();
-        if !pos.is_bikjang() && attacked(&pos.board.sq, pos.board.kings[them] as usize, 1 - them) {
+        let them = pos.board.turn().other();
+        let sq = pos.board.squares();
+        if !pos.is_bikjang() && attacked(sq, pos.board.king_index(them), them.other().index()) {
             return Err(PositionError::OppositeCheck);
         }
         Ok(pos)
@@ -374,8 +372,12 @@ impl Janggi {
     }
 
     fn in_check(&self) -> bool {
-        let us = self.board.turn.index();
-        attacked(&self.board.sq, self.board.kings[us] as usize, 1 - us)
+        let us = self.board.turn();
+        attacked(
+            self.board.squares(),
+            self.board.king_index(us),
+            us.other().index(),
+        )
     }
 }
 
@@ -444,7 +446,7 @@ impl Position for Janggi {
         Some(GameEnd {
             reason,
             outcome: Outcome::Decisive {
-                winner: self.board.turn.other(),
+                winner: self.board.turn().other(),
             },
         })
     }

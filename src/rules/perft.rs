@@ -27,22 +27,28 @@ pub fn perft<P: Position>(pos: &P, depth: u32, bulk: bool) -> u64 {
     total
 }
 
-/// Perft split by root move, sorted by move text.
-pub fn divide<P: Position>(pos: &P, depth: u32) -> Vec<(Move, u64)> {
+/// Perft split by root move, sorted by move text: each root move with the leaf count of its
+/// subtree, so that the counts add up to `perft(pos, depth, bulk)`. Empty at depth 0 (the one
+/// leaf is the root itself).
+///
+/// ```
+/// use qipu::rules::{divide, perft, Position, Xiangqi};
+/// let pos = Xiangqi::new();
+/// let split = divide(&pos, 2, true);
+/// assert_eq!(split.len(), 44);
+/// assert_eq!(split.iter().map(|(_, n)| n).sum::<u64>(), perft(&pos, 2, true));
+/// ```
+pub fn divide<P: Position>(pos: &P, depth: u32, bulk: bool) -> Vec<(Move, u64)> {
+    if depth == 0 {
+        return Vec::new();
+    }
     let mut out: Vec<(Move, u64)> = pos
         .legal_moves()
         .iter()
         .map(|&m| {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            (
-                m,
-                if depth == 0 {
-                    1
-                } else {
-                    perft(&child, depth - 1, true)
-                },
-            )
+            (m, perft(&child, depth - 1, bulk))
         })
         .collect();
     out.sort_by_key(|(m, _)| m.to_string());

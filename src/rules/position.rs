@@ -206,9 +206,9 @@ pub enum EndReason {
     Bikjang,
     /// Janggi: both players passed in a row.
     DoublePass,
-    /// The same position occurred for the third time (see [`crate::rules::History`]).
+    /// The same position occurred for the third time (see [`History`](super::History)).
     Repetition,
-    /// 100 plies without a capture (see [`crate::rules::History`]).
+    /// 100 plies without a capture (see [`History`](super::History)).
     MoveLimit,
 }
 
@@ -221,8 +221,8 @@ pub struct GameEnd {
     pub outcome: Outcome,
 }
 
-/// What both games' positions can do. Implemented by [`crate::rules::Xiangqi`] and
-/// [`crate::rules::Janggi`]; [`crate::rules::AnyPosition`] wraps either.
+/// What both games' positions can do. Implemented by [`Xiangqi`](super::Xiangqi) and
+/// [`Janggi`](super::Janggi); [`AnyPosition`](super::AnyPosition) wraps either.
 ///
 /// ```
 /// use qipu::rules::{Position, Xiangqi, Move};
@@ -257,7 +257,7 @@ pub trait Position: Clone + fmt::Debug + Send + Sync + 'static {
 
     /// Whether the game ended by a rule of the position itself (checkmate, stalemate, the
     /// Janggi bikjang and double-pass endings). Repetition needs the history: see
-    /// [`crate::rules::History`].
+    /// [`History`](super::History).
     fn end(&self) -> Option<GameEnd>;
 
     /// The standard start position.

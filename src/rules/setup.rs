@@ -5,8 +5,8 @@ use std::fmt;
 use super::types::{Color, Piece, Role, Square};
 
 /// A position that has not been validated: pieces on squares, the side to move and the
-/// counters. Readers produce a `Setup`; [`crate::rules::Xiangqi::from_setup`] and
-/// [`crate::rules::Janggi::from_setup`] turn it into a legal position.
+/// counters. Readers produce a `Setup`; [`Position::from_setup`](super::Position::from_setup)
+/// (for [`Xiangqi`](super::Xiangqi) or [`Janggi`](super::Janggi)) turns it into a legal position.
 ///
 /// ```
 /// use qipu::rules::{Setup, Variant};

@@ -201,21 +201,49 @@ impl Piece {
 
     /// Compact code 1..=14 used on the internal board (0 is an empty square).
     #[inline]
-    pub(crate) const fn code(self) -> u8 {
-        1 + self.role as u8 + 7 * self.color as u8
+    pub(super) const fn code(self) -> u8 {
+        code(self.color.index(), self.role)
     }
 
     /// Inverse of [`Piece::code`]; `None` for 0 or out of range.
     #[inline]
-    pub(crate) const fn from_code(code: u8) -> Option<Piece> {
+    pub(super) const fn from_code(code: u8) -> Option<Piece> {
         if code == 0 || code > 14 {
             return None;
         }
-        let c = code - 1;
         Some(Piece {
-            color: if c >= 7 { Color::Second } else { Color::First },
-            role: Role::ALL[(c % 7) as usize],
+            color: if code > 7 {
+                Color::Second
+            } else {
+                Color::First
+            },
+            role: role_of(code),
         })
+    }
+}
+
+// The board's piece code, written here only: `1 + role + 7 * colour` (1..=7 the first
+// player's, 8..=14 the second's, 0 an empty square). Everything else goes through these.
+
+/// The board code of the piece of colour index `color` (0 or 1) and `role`.
+#[inline]
+pub(super) const fn code(color: usize, role: Role) -> u8 {
+    1 + role as u8 + 7 * color as u8
+}
+
+/// The role of a non-empty board code (1..=14).
+#[inline]
+pub(super) const fn role_of(code: u8) -> Role {
+    Role::ALL[(code.wrapping_sub(1) % 7) as usize]
+}
+
+/// The colour index (0 or 1) of a non-empty board code, `None` for an empty square.
+#[inline]
+pub(super) const fn color_of(code: u8) -> Option<usize> {
+    match code {
+        1..=7 => Some(0),
+        8..=14 => Some(1),
+        _ => None,
     }
 }
 

@@ -1,11 +1,14 @@
-//! Xiangqi (Chinese chess): move generation, check, flying general, game end.
+//! Xiangqi (Chinese chess): move generation, check, flying general, game end, and the direct
+//! single-move legality test that resolving a written move uses. The helpers shared with
+//! Janggi live in `movegen.rs`.
 
 use super::{
     board::Board,
+    movegen::{direction, filter_legal, horse_attack, next_on_ray, slide, steps, validate_common},
     position::{EndReason, GameEnd, MoveList, Outcome, Position, PositionError},
     setup::Setup,
     tables::*,
-    types::{Color, Move, Piece, Role, Square, Variant},
+    types::{code, color_of, role_of, Color, Move, Role, Square, Variant},
 };
 
 /// A legal Xiangqi position.
@@ -21,26 +24,6 @@ pub struct Xiangqi {
     board: Board,
 }
 
-const fn code(color: usize, role: Role) -> u8 {
-    1 + role as u8 + 7 * color as u8
-}
-
-/// The next piece (internal code, 0 if none) along the orthogonal ray `d` from `k`, looking
-/// from the ray's `start`-th square on, and the index just after it.
-#[inline]
-pub(crate) fn next_on_ray(sq: &[u8; 90], k: usize, d: usize, start: usize) -> (u8, usize) {
-    let ray = &RAYS[k][d][..RAY_LEN[k][d] as usize];
-    let mut i = start;
-    while i < ray.len() {
-        let p = sq[ray[i] as usize];
-        i += 1;
-        if p != 0 {
-            return (p, i);
-        }
-    }
-    (0, i)
-}
-
 /// Whether `them` attacks `k` along the orthogonal ray `d` (rook, cannon over one screen,
 /// or the enemy general on an open file: the flying-general rule).
 #[inline]
@@ -52,19 +35,8 @@ fn ray_attack(sq: &[u8; 90], k: usize, d: usize, them: usize) -> bool {
     first != 0 && next_on_ray(sq, k, d, i).0 == code(them, Role::Cannon)
 }
 
-/// Whether a horse of `them` attacks `k` through the leg `leg` (any leg if `None`).
-#[inline]
-pub(crate) fn horse_attack(sq: &[u8; 90], k: usize, them: usize, leg: Option<usize>) -> bool {
-    let horse = code(them, Role::Horse);
-    let h = &HORSE_FROM[k];
-    (0..h.len as usize).any(|i| {
-        let l = h.block[i][0] as usize;
-        leg.is_none_or(|x| x == l) && sq[h.to[i] as usize] == horse && sq[l] == 0
-    })
-}
-
 /// Whether the square `k` is attacked by `them`.
-pub(crate) fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
+fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
     if (0..4).any(|d| ray_attack(sq, k, d, them)) || horse_attack(sq, k, them, None) {
         return true;
     }
@@ -75,29 +47,16 @@ pub(crate) fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
 
 /// Whether `them` attacks `k` by a line or leap that passes over the square `x`: the only
 /// attacks a move can uncover or create when it changes nothing but `x`.
-pub(crate) fn attacked_through(sq: &[u8; 90], k: usize, them: usize, x: usize) -> bool {
+fn attacked_through(sq: &[u8; 90], k: usize, them: usize, x: usize) -> bool {
     direction(k, x).is_some_and(|d| ray_attack(sq, k, d, them))
         || (HORSE_LEGS[k] & (1u128 << x) != 0 && horse_attack(sq, k, them, Some(x)))
 }
 
-/// The orthogonal ray of `k` that contains `x`, if any.
-#[inline]
-pub(crate) fn direction(k: usize, x: usize) -> Option<usize> {
-    if k % 9 == x % 9 {
-        Some(if x > k { 0 } else { 1 })
-    } else if k / 9 == x / 9 {
-        Some(if x > k { 2 } else { 3 })
-    } else {
-        None
-    }
-}
-
-/// Appends every pseudo-legal move of the side to move.
 /// The pseudo-legal moves of the side to move's pieces among `pieces` (a square set).
 fn pseudo_moves(b: &Board, pieces: u128, list: &mut MoveList) {
-    let us = b.turn.index();
-    let sq = &b.sq;
-    let own = b.occ[us];
+    let us = b.turn().index();
+    let sq = b.squares();
+    let own = b.occupied(b.turn());
     let mut bits = own & pieces;
     while bits != 0 {
         let from = bits.trailing_zeros() as usize;
@@ -109,13 +68,12 @@ fn pseudo_moves(b: &Board, pieces: u128, list: &mut MoveList) {
             }
         };
         let free = |to: u8| own & (1u128 << to) == 0;
-        let role = (sq[from] - 1) % 7;
-        match role {
-            0 => steps(&XQ_KING[us][from], sq, own, fsq, list),
-            1 => steps(&XQ_ADVISOR[us][from], sq, own, fsq, list),
-            2 => steps(&XQ_ELEPHANT[us][from], sq, own, fsq, list),
-            3 => steps(&HORSE[from], sq, own, fsq, list),
-            4 => {
+        match role_of(sq[from]) {
+            Role::King => steps(&XQ_KING[us][from], sq, own, fsq, list),
+            Role::Advisor => steps(&XQ_ADVISOR[us][from], sq, own, fsq, list),
+            Role::Elephant => steps(&XQ_ELEPHANT[us][from], sq, own, fsq, list),
+            Role::Horse => steps(&HORSE[from], sq, own, fsq, list),
+            Role::Rook => {
                 for d in 0..4 {
                     slide(
                         &RAYS[from][d][..RAY_LEN[from][d] as usize],
@@ -126,7 +84,7 @@ fn pseudo_moves(b: &Board, pieces: u128, list: &mut MoveList) {
                     );
                 }
             }
-            5 => {
+            Role::Cannon => {
                 for d in 0..4 {
                     let ray = &RAYS[from][d];
                     let len = RAY_LEN[from][d] as usize;
@@ -144,106 +102,19 @@ fn pseudo_moves(b: &Board, pieces: u128, list: &mut MoveList) {
                     }
                 }
             }
-            _ => steps(&XQ_PAWN[us][from], sq, own, fsq, list),
-        }
-    }
-}
-
-/// Pushes the moves of a chariot along one ray: empty squares, then the first occupied one
-/// if it holds an enemy piece.
-#[inline]
-pub(crate) fn slide(ray: &[u8], sq: &[u8; 90], own: u128, from: Square, list: &mut MoveList) {
-    for &to in ray {
-        if own & (1u128 << to) == 0 {
-            if let Some(t) = Square::new(to) {
-                list.push(Move::new(from, t));
-            }
-        }
-        if sq[to as usize] != 0 {
-            break;
-        }
-    }
-}
-
-/// Pushes the table steps whose blocking squares are empty and whose target is not our own.
-#[inline]
-pub(crate) fn steps<const N: usize>(
-    t: &Steps<N>,
-    sq: &[u8; 90],
-    own: u128,
-    from: Square,
-    list: &mut MoveList,
-) {
-    for i in 0..t.len as usize {
-        let to = t.to[i];
-        let [b0, b1] = t.block[i];
-        if own & (1u128 << to) != 0 {
-            continue;
-        }
-        if (b0 != NONE && sq[b0 as usize] != 0) || (b1 != NONE && sq[b1 as usize] != 0) {
-            continue;
-        }
-        if let Some(to) = Square::new(to) {
-            list.push(Move::new(from, to));
+            Role::Pawn => steps(&XQ_PAWN[us][from], sq, own, fsq, list),
         }
     }
 }
 
 impl Xiangqi {
     fn in_check(&self) -> bool {
-        let us = self.board.turn.index();
-        attacked(&self.board.sq, self.board.kings[us] as usize, 1 - us)
-    }
-}
-
-/// Removes the pseudo-legal moves that leave the mover's general attacked.
-///
-/// `legal_after(board, king)` is the full test on the board after a move; `uncovered(board,
-/// king, square)` tests only the attacks whose path crosses one square. When the mover is not
-/// in check, a move that does not touch the general can only expose it along lines through
-/// its two squares, and one that touches none of the general's sensitive squares not at all.
-pub(crate) fn filter_legal(
-    b: &Board,
-    list: &mut MoveList,
-    in_check: bool,
-    sensitive: &[u128; 90],
-    must_test_all: bool,
-    legal_after: impl Fn(&[u8; 90], usize) -> bool,
-    uncovered: impl Fn(&[u8; 90], usize, usize) -> bool,
-) {
-    let us = b.turn.index();
-    let king = b.kings[us] as usize;
-    let sens = sensitive[king];
-    let full = in_check || must_test_all;
-    let mut work = b.sq;
-    let mut i = 0;
-    while i < list.len() {
-        let m = list.as_slice()[i];
-        if m.is_pass() {
-            i += 1;
-            continue;
-        }
-        let (from, to) = (m.origin_index(), m.target_index());
-        let king_moves = from == king;
-        if !full && !king_moves && (sens >> from) & 1 == 0 && (sens >> to) & 1 == 0 {
-            i += 1;
-            continue;
-        }
-        let (moved, captured) = (work[from], work[to]);
-        work[to] = moved;
-        work[from] = 0;
-        let ok = if full || king_moves {
-            legal_after(&work, if king_moves { to } else { king })
-        } else {
-            !uncovered(&work, king, from) && !uncovered(&work, king, to)
-        };
-        work[from] = moved;
-        work[to] = captured;
-        if ok {
-            i += 1;
-        } else {
-            list.swap_remove(i);
-        }
+        let us = self.board.turn();
+        attacked(
+            self.board.squares(),
+            self.board.king_index(us),
+            us.other().index(),
+        )
     }
 }
 
@@ -253,7 +124,7 @@ impl Xiangqi {
     fn legal_moves_of(&self, pieces: u128) -> MoveList {
         let mut list = MoveList::new();
         pseudo_moves(&self.board, pieces, &mut list);
-        let them = self.board.turn.other().index();
+        let them = self.board.turn().other().index();
         filter_legal(
             &self.board,
             &mut list,
@@ -267,6 +138,77 @@ impl Xiangqi {
     }
 }
 
+/// The code on file `f`, rank `r`, 0 off the board.
+#[inline]
+fn at(sq: &[u8; 90], f: i8, r: i8) -> u8 {
+    if (0..9).contains(&f) && (0..10).contains(&r) {
+        sq[(r * 9 + f) as usize]
+    } else {
+        0
+    }
+}
+
+#[inline]
+fn in_palace(color: Color, f: i8, r: i8) -> bool {
+    (3..=5).contains(&f)
+        && match color {
+            Color::First => (0..=2).contains(&r),
+            Color::Second => (7..=9).contains(&r),
+        }
+}
+
+/// Pieces strictly between two squares on one rank or file.
+#[inline]
+fn between(sq: &[u8; 90], (f0, r0): (i8, i8), (f1, r1): (i8, i8)) -> u32 {
+    let (df, dr) = ((f1 - f0).signum(), (r1 - r0).signum());
+    let (mut f, mut r) = (f0 + df, r0 + dr);
+    let mut n = 0;
+    while (f, r) != (f1, r1) {
+        n += u32::from(at(sq, f, r) != 0);
+        f += df;
+        r += dr;
+    }
+    n
+}
+
+/// Whether a piece of `role` and colour `us` may move from `from` to `to` by its own rules
+/// (palace, river, elephant eye, horse leg, cannon screen), leaving check aside.
+#[inline]
+fn shape_ok(sq: &[u8; 90], us: Color, role: Role, from: Square, to: Square, capture: bool) -> bool {
+    let (f0, r0) = (from.file() as i8, from.rank() as i8);
+    let (f1, r1) = (to.file() as i8, to.rank() as i8);
+    let (df, dr) = (f1 - f0, r1 - r0);
+    match role {
+        Role::King => df.abs() + dr.abs() == 1 && in_palace(us, f1, r1),
+        Role::Advisor => df.abs() == 1 && dr.abs() == 1 && in_palace(us, f1, r1),
+        Role::Elephant => {
+            df.abs() == 2
+                && dr.abs() == 2
+                && at(sq, f0 + df / 2, r0 + dr / 2) == 0
+                && match us {
+                    Color::First => r1 <= 4,
+                    Color::Second => r1 >= 5,
+                }
+        }
+        Role::Horse => match (df.abs(), dr.abs()) {
+            (1, 2) => at(sq, f0, r0 + dr / 2) == 0,
+            (2, 1) => at(sq, f0 + df / 2, r0) == 0,
+            _ => false,
+        },
+        Role::Rook => (df == 0) != (dr == 0) && between(sq, (f0, r0), (f1, r1)) == 0,
+        Role::Cannon => {
+            (df == 0) != (dr == 0) && between(sq, (f0, r0), (f1, r1)) == u32::from(capture)
+        }
+        Role::Pawn => {
+            let (fwd, crossed) = match us {
+                Color::First => (1, r0 >= 5),
+                Color::Second => (-1, r0 <= 4),
+            };
+            (df == 0 && dr == fwd) || (dr == 0 && df.abs() == 1 && crossed)
+        }
+    }
+}
+
 impl Position for Xiangqi {
     const VARIANT: Variant = Variant::Xiangqi;
 
@@ -275,8 +217,12 @@ impl Position for Xiangqi {
         let pos = Xiangqi {
             board: Board::from_setup(setup, Variant::Xiangqi),
         };
-        let them = pos.board.turn.other().index();
-        if attacked(&pos.board.sq, pos.board.kings[them] as usize, 1 - them) {
+        let them = pos.board.turn().other();
+        if attacked(
+            pos.board.squares(),
+            pos.board.king_index(them),
+            them.other().index(),
+        ) {
             return Err(PositionError::OppositeCheck);
         }
         Ok(pos)
@@ -291,10 +237,36 @@ impl Position for Xiangqi {
         self.legal_moves_of(u128::MAX)
     }
 
-    /// Only the moved piece's moves are generated and tested.
+    /// The direct test: the move's shape, then the safety of the general on the board after
+    /// it, without generating a move list (resolving a written move calls this once per
+    /// candidate). `tests/rules.rs` checks it against `legal_moves` for every origin and
+    /// destination of the reference positions.
+    #[inline]
     fn is_legal(&self, m: Move) -> bool {
-        m.from()
-            .is_some_and(|from| self.legal_moves_of(1 << from.index()).contains(m))
+        let (Some(from), Some(to)) = (m.from(), m.to()) else {
+            return false;
+        };
+        let b = &self.board;
+        let sq = b.squares();
+        let us = b.turn();
+        let moved = sq[from.index()];
+        let captured = sq[to.index()];
+        if color_of(moved) != Some(us.index()) || color_of(captured) == Some(us.index()) {
+            return false;
+        }
+        let role = role_of(moved);
+        if !shape_ok(sq, us, role, from, to, captured != 0) {
+            return false;
+        }
+        let mut after = *sq;
+        after[to.index()] = moved;
+        after[from.index()] = 0;
+        let king = if role == Role::King {
+            to.index()
+        } else {
+            b.king_index(us)
+        };
+        king < Square::COUNT && !attacked(&after, king, us.other().index())
     }
 
     fn is_check(&self) -> bool {
@@ -318,35 +290,8 @@ impl Position for Xiangqi {
         Some(GameEnd {
             reason,
             outcome: Outcome::Decisive {
-                winner: self.board.turn.other(),
+                winner: self.board.turn().other(),
             },
         })
     }
-}
-
-fn in_own_palace(sq: Square, color: Color) -> bool {
-    let ranks = if color == Color::First { 0..=2 } else { 7..=9 };
-    (3..=5).contains(&sq.file()) && ranks.contains(&sq.rank())
-}
-
-/// Checks shared by both games: exactly one general per side, inside its palace. Other
-/// pieces may stand anywhere (real endgame studies do odd things, and nothing breaks).
-pub(crate) fn validate_common(setup: &Setup) -> Result<(), PositionError> {
-    for color in Color::ALL {
-        let mut kings = setup
-            .board
-            .iter()
-            .enumerate()
-            .filter(|(_, p)| **p == Some(Piece::new(color, Role::King)))
-            .filter_map(|(i, _)| Square::new(i as u8));
-        match (kings.next(), kings.next()) {
-            (None, _) => return Err(PositionError::MissingKing(color)),
-            (Some(_), Some(_)) => return Err(PositionError::TooManyKings(color)),
-            (Some(k), None) if !in_own_palace(k, color) => {
-                return Err(PositionError::KingOutsidePalace(color))
-            }
-            _ => {}
-        }
-    }
-    Ok(())
 }

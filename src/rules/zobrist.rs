@@ -2,7 +2,7 @@
 //!
 //! The tables in `zobrist_table.rs` were generated once by `scripts/gen-zobrist.py` and are
 //! frozen: databases and qipu books store these keys, so **changing a value is a breaking
-//! change**. `tests/data/zobrist.csv` pins keys of real move sequences, and the tests check
+//! change**. `tests/data/rules/zobrist.csv` pins keys of real move sequences, and the tests check
 //! that the incrementally updated key always equals the key computed from scratch.
 //!
 //! ```

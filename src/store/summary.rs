@@ -31,10 +31,10 @@ use crate::{
     rules::{Move, Outcome},
 };
 
-/// Positions with more games than this keep a [`Summary`].
+/// Positions with more games than this keep a summary.
 pub const LIST_MAX: usize = 32;
 
-/// How many best games a [`Summary`] keeps (the web API's maximum `top_games`).
+/// How many best games a summary keeps (the web API's maximum `top_games`).
 pub const TOP_KEPT: usize = 100;
 
 /// What the statistics need to know of a game.

@@ -34,11 +34,16 @@
 //! ```
 
 mod assets;
+#[doc(hidden)]
 pub mod cache;
+#[doc(hidden)]
 pub mod explore;
+#[doc(hidden)]
 pub mod game;
 mod http;
+#[doc(hidden)]
 pub mod position;
+#[doc(hidden)]
 pub mod query;
 mod reply;
 mod routes;
