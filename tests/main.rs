@@ -4,6 +4,7 @@
 mod binfmt;
 mod book;
 mod common;
+mod db_guard;
 mod e2e;
 mod formats;
 mod notation;
