@@ -5,6 +5,7 @@ mod analyse;
 mod binfmt;
 mod book;
 mod common;
+mod db_guard;
 mod e2e;
 mod filters;
 mod formats;

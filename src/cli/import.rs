@@ -42,6 +42,9 @@ pub struct ImportArgs {
     /// A transaction ends when its games hold about this many bytes of memory.
     #[arg(long, default_value_t = ImportOptions::default().batch_bytes, hide = true)]
     batch_bytes: usize,
+    /// A transaction also ends after this many milliseconds.
+    #[arg(long, default_value_t = ImportOptions::default().batch_time.as_millis() as u64, hide = true)]
+    batch_ms: u64,
 }
 
 /// The pieces of every path, in order.
@@ -110,15 +113,18 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
         max_ply: args.max_ply,
         batch_games: args.batch_games,
         batch_bytes: args.batch_bytes,
+        batch_time: Duration::from_millis(args.batch_ms),
         ..ImportOptions::default()
     };
     let started = Instant::now();
     let pb = progress_bar();
-    let report: ImportReport = import_pieces(
+    let mut committed = (0, 0);
+    let imported = import_pieces(
         &mut store,
         read_inputs(args.paths.clone()),
         &opts,
         |p: &Progress| {
+            committed = (p.imported, p.duplicates);
             let secs = started.elapsed().as_secs_f64().max(1e-9);
             pb.set_message(format!(
                 "{} games ({:.0}/s), {} imported, {} duplicates, {} errors",
@@ -129,9 +135,24 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
                 p.rejected
             ));
         },
-    )?;
+    );
     pb.finish_and_clear();
-    store.checkpoint()?;
+    let report: ImportReport = imported.map_err(|e| {
+        format!(
+            "{e}\n  {} new games (and {} already there) were committed before; the database is consistent: \
+             run the same import again to finish it",
+            committed.0, committed.1
+        )
+    })?;
+    // Every game is committed by now: a checkpoint that fails (disk full) leaves them in the
+    // WAL, where the next open of the database finds them.
+    let checkpoint = store.checkpoint().err().map(|e| {
+        format!(
+            "all games are committed, but the final checkpoint failed ({e}): {} keeps them in {}-wal until the next open",
+            args.db.display(),
+            args.db.display()
+        )
+    });
     let secs = started.elapsed().as_secs_f64();
     let rate = report.games_read as f64 / secs.max(1e-9);
     if let Some(path) = &args.report {
@@ -151,6 +172,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
             "peak_rss_bytes": peak_rss_bytes(),
             "db_bytes": std::fs::metadata(&args.db).ok().map(|m| m.len()),
             "errors": report.errors.iter().map(error_json).collect::<Vec<_>>(),
+            "checkpoint_error": checkpoint,
         });
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
@@ -180,6 +202,9 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
                 }
             );
         }
+    }
+    if let Some(warning) = &checkpoint {
+        eprintln!("qipu import: {warning}");
     }
     Ok(if report.errors.is_empty() {
         ExitCode::SUCCESS

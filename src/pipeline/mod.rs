@@ -5,7 +5,9 @@
 //!
 //! Memory is bounded: work travels in chunks of about [`CHUNK_BYTES`] over bounded channels,
 //! and the writer flushes a batch (one transaction holding the games and their statistics)
-//! when its games fill `batch_bytes` of memory or number `batch_games`.
+//! when its games fill `batch_bytes` of memory or number `batch_games`, or `batch_time` has
+//! passed since the last one (so that a killed import keeps what it did until seconds
+//! before, and the WAL stays small).
 //!
 //! ```
 //! use qipu::formats::{Game, MoveNode, Source};
@@ -24,7 +26,12 @@
 
 mod record;
 
-use std::{collections::HashSet, sync::mpsc, thread};
+use std::{
+    collections::HashSet,
+    sync::mpsc,
+    thread,
+    time::{Duration, Instant},
+};
 
 use rayon::prelude::*;
 
@@ -49,6 +56,8 @@ pub struct ImportOptions {
     pub batch_bytes: usize,
     /// Games per chunk handed to the workers.
     pub chunk_games: usize,
+    /// A transaction also ends when this long has passed since the previous one began.
+    pub batch_time: Duration,
 }
 
 impl Default for ImportOptions {
@@ -58,6 +67,7 @@ impl Default for ImportOptions {
             batch_games: 200_000,
             batch_bytes: 64 << 20,
             chunk_games: 1_000,
+            batch_time: Duration::from_secs(2),
         }
     }
 }
@@ -252,6 +262,7 @@ where
         let mut numbers = GameNumbers::default();
         let mut batch: Vec<GameRecord> = Vec::new();
         let mut batch_bytes = 0;
+        let mut batch_started = Instant::now();
         'read: for prepared in prep_rx {
             for (piece, mut items) in prepared {
                 if let Some(p) = &piece {
@@ -279,8 +290,12 @@ where
                         }
                     }
                 }
-                if batch.len() >= batch_games || batch_bytes >= opts.batch_bytes {
+                if batch.len() >= batch_games
+                    || batch_bytes >= opts.batch_bytes
+                    || (!batch.is_empty() && batch_started.elapsed() >= opts.batch_time)
+                {
                     batch_bytes = 0;
+                    batch_started = Instant::now();
                     if batch_tx.send(std::mem::take(&mut batch)).is_err() {
                         break 'read; // the writer failed: its error is returned below
                     }

@@ -39,6 +39,7 @@ mod codec;
 pub mod evals;
 mod filter;
 mod game_facts;
+mod guard;
 mod links;
 mod migrate;
 mod model;
@@ -55,6 +56,7 @@ use rusqlite::{Connection, OpenFlags};
 
 pub use codec::{content_hash, END_OF_GAME};
 pub use filter::{band_floor, rating_band, BucketFilter, Month};
+pub use guard::{APPLICATION_ID, WAL_KEPT_BYTES};
 pub use model::{
     top_score, DbStats, GameCounts, GameRecord, GameThrough, MoveRow, OpeningRow, PositionKey,
     PositionStats, StoredGame, VariantCount,
@@ -127,37 +129,61 @@ impl Store {
     }
 
     /// Opens (creating it if needed) a database for reading and writing, in WAL mode, and
-    /// applies pending migrations.
+    /// applies pending migrations. An existing file must be qipu's and sound (see
+    /// [`guard`]) before anything is written to it; several processes may create the same
+    /// new database at once.
     ///
     /// # Errors
-    /// [`StoreError`] if the file cannot be opened or its schema is newer than this build.
+    /// [`StoreError`] if the file cannot be opened, is not a qipu database, is damaged, or its
+    /// schema is newer than this build.
     pub fn open(path: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let path = path.as_ref();
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        if guard::owner(&conn, path)? != guard::Owner::Nobody {
+            guard::quick_check(&conn, path)?;
+        }
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // After a checkpoint the WAL is cut back to this size (it keeps its largest size
+        // otherwise).
+        conn.pragma_update(None, "journal_size_limit", guard::WAL_KEPT_BYTES)?;
         conn.pragma_update(None, "cache_size", -262_144)?; // 256 MiB
         conn.pragma_update(None, "temp_store", "MEMORY")?;
         let store = Store::on(conn);
-        migrate::migrate(&store)?;
+        guard::migrate_racing(&store.conn, || migrate::migrate(&store))?;
+        guard::claim(&store.conn)?;
         Ok(store)
     }
 
     /// Opens an existing database read-only (for `explore`, `export`, `serve`). Several
-    /// read-only handles may be open while an import writes.
+    /// read-only handles may be open while an import writes. On storage where the `-wal` and
+    /// `-shm` files cannot be created (a read-only folder or mount), the file is read
+    /// immutable: alone, without locks.
     ///
     /// # Errors
     /// [`StoreError`] if the file is missing, not a qipu database, or of another schema
     /// version.
     pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let path = path.as_ref();
+        let ready = |conn: Connection| -> Result<Connection, StoreError> {
+            conn.busy_timeout(std::time::Duration::from_secs(10))?;
+            conn.pragma_update(None, "cache_size", -65_536)?;
+            guard::owner(&conn, path)?;
+            migrate::check_read_only(&conn)?;
+            Ok(conn)
+        };
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        conn.pragma_update(None, "cache_size", -65_536)?;
-        migrate::check_read_only(&conn)?;
-        Ok(Store::on(conn))
+        match ready(conn) {
+            Ok(conn) => Ok(Store::on(conn)),
+            Err(e) if guard::needs_immutable(&e) && path.is_file() => {
+                Ok(Store::on(ready(guard::open_immutable(path)?)?))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// A fresh database in memory (tests, doc examples).
@@ -167,6 +193,7 @@ impl Store {
     pub fn open_in_memory() -> Result<Store, StoreError> {
         let store = Store::on(Connection::open_in_memory()?);
         migrate::migrate(&store)?;
+        guard::claim(&store.conn)?;
         Ok(store)
     }
 
