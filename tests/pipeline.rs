@@ -767,3 +767,56 @@ fn unknown_results_are_not_statistics() {
     let json = serde_json::to_value(&v).unwrap();
     assert_eq!(json["moves"][1]["score"], serde_json::Value::Null);
 }
+
+/// The README's `qipu explore` examples are the real output: each ```` ``` ```` block that
+/// starts with `$ qipu explore` is run over the bundled sample and must print the rest of the
+/// block exactly.
+#[test]
+fn readme_explorer_examples_are_the_real_output() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let qipu = env!("CARGO_BIN_EXE_qipu");
+    let import = std::process::Command::new(qipu)
+        .args([
+            "import",
+            root.join("data").to_str().unwrap(),
+            "--db",
+            "sample.db",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(import.status.code(), Some(0), "{import:?}");
+    // The fenced blocks, without their fences.
+    let mut blocks = Vec::new();
+    let mut open: Option<String> = None;
+    for line in readme.lines() {
+        if line.starts_with("```") {
+            match open.take() {
+                Some(b) => blocks.push(b),
+                None => open = Some(String::new()),
+            }
+        } else if let Some(b) = &mut open {
+            b.push_str(line);
+            b.push('\n');
+        }
+    }
+    let mut checked = 0;
+    for block in &blocks {
+        let Some(rest) = block.strip_prefix("$ qipu explore ") else {
+            continue;
+        };
+        let (command, want) = rest.split_once('\n').unwrap();
+        let out = std::process::Command::new(qipu)
+            .arg("explore")
+            .args(command.split_whitespace())
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{command}");
+        assert_eq!(String::from_utf8(out.stdout).unwrap(), want, "{command}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} examples found");
+}

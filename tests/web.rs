@@ -937,6 +937,15 @@ fn explore_decided_games_and_empty_answers() {
     let v = explore("player=nobody");
     assert_eq!(v["no_games"], "filtered");
     assert_eq!(explore("top_games=0")["top_games"], json!([]));
+    // The Janggi start explored as Xiangqi: a legal Xiangqi position that no Xiangqi game
+    // reaches, but the Janggi game does.
+    let janggi_start = Variant::Janggi.start_fen().replace(' ', "+");
+    let v = explore(&format!("fen={janggi_start}"));
+    assert_eq!(
+        (v["games"].as_u64(), v["variant"].as_str()),
+        (Some(0), Some("xiangqi"))
+    );
+    assert_eq!(v["no_games"], "other_variant");
     // Whole folded names, not substrings: `an` is nobody, `ANN` is Ann.
     assert_eq!(totals(&explore("player=an")), (0, 0, 0, 0));
     assert_eq!(totals(&explore("player=ANN")), (1, 0, 0, 1));

@@ -11,8 +11,8 @@ use crate::{
         PartialDate, Query, DEFAULT_TOP_GAMES,
     },
     formats::facts::{Mode, Speed},
-    notation::parse_rules,
-    rules::{Color, JanggiRules, Variant},
+    notation::{parse_rules, Line},
+    rules::{Color, JanggiRules, Move, Piece, Square, Variant},
     store::Store,
 };
 
@@ -80,6 +80,16 @@ pub struct ExploreArgs {
     /// Print one JSON document instead of the table.
     #[arg(long)]
     json: bool,
+    /// Leave out the board drawn above the table.
+    #[arg(long, conflicts_with = "board")]
+    no_board: bool,
+    /// Draw the board even when the output is not a terminal.
+    #[arg(long)]
+    board: bool,
+    /// Draw the board in ASCII (FEN letters, upper case for Red/Cho) instead of the
+    /// notation's piece names.
+    #[arg(long)]
+    ascii: bool,
 }
 
 /// Text given on the command line, trimmed; empty text counts as absent (as in a query
@@ -141,6 +151,16 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode, CliError> {
         serde_json::to_writer_pretty(&mut out, &ExploreJson::from(&answer))?;
         writeln!(out)?;
     } else {
+        use std::io::IsTerminal;
+        let terminal = std::io::stdout().is_terminal();
+        if args.board || (terminal && !args.no_board) {
+            let style = if args.ascii {
+                BoardStyle::Ascii
+            } else {
+                BoardStyle::Unicode { color: terminal }
+            };
+            write_board(&mut out, &query.line, style)?;
+        }
         write_table(&mut out, &answer)?;
     }
     Ok(ExitCode::SUCCESS)
@@ -171,6 +191,111 @@ pub fn display_width(s: &str) -> usize {
 fn pad(s: &str, width: usize) -> String {
     let w = display_width(s);
     format!("{s}{}", " ".repeat(width.saturating_sub(w)))
+}
+
+/// How the board is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoardStyle {
+    /// FEN letters, `.` for an empty point.
+    Ascii,
+    /// The notation's piece names (Chinese for Xiangqi, Hangul for Janggi), first player's
+    /// pieces in red when `color`.
+    Unicode {
+        /// Colour the first player's pieces with ANSI escapes.
+        color: bool,
+    },
+}
+
+/// Draws the position a line reaches: rank 9 at the top, files `a`–`i` below, the last move
+/// marked (its destination in `[ ]`, its origin `()`), and the side to move.
+///
+/// # Errors
+/// Only the writer's.
+pub fn write_board(out: &mut impl Write, line: &Line, style: BoardStyle) -> std::io::Result<()> {
+    let pos = &line.position;
+    let board = pos.board();
+    let last = line.moves.last().copied();
+    let (from, to) = (last.and_then(Move::from), last.and_then(Move::to));
+    let wide = matches!(style, BoardStyle::Unicode { .. });
+    for rank in (0..10u8).rev() {
+        // The separators around the nine points; the marks of the last move go there.
+        let mut sep = [' '; 10];
+        let here = |sq: Option<Square>| {
+            sq.filter(|s| s.rank() == rank)
+                .map(|s| usize::from(s.file()))
+        };
+        if let Some(f) = here(to) {
+            (sep[f], sep[f + 1]) = ('[', ']');
+        }
+        if let Some(f) = here(from) {
+            for (i, c) in [(f, '('), (f + 1, ')')] {
+                if sep[i] == ' ' {
+                    sep[i] = c;
+                }
+            }
+        }
+        let mut row = format!("{rank}");
+        for file in 0..9u8 {
+            row.push(sep[usize::from(file)]);
+            let piece = Square::from_coords(file, rank).and_then(|sq| board.piece_at(sq));
+            row.push_str(&cell(piece, pos.variant(), style, wide));
+        }
+        row.push(sep[9]);
+        writeln!(out, "{}", row.trim_end())?;
+    }
+    let files: String = ('a'..='i')
+        .map(|f| {
+            if wide {
+                format!(" {f} ")
+            } else {
+                format!(" {f}")
+            }
+        })
+        .collect();
+    writeln!(out, " {}", files.trim_end())?;
+    let (first, second) = match pos.variant() {
+        Variant::Xiangqi => ("Red", "Black"),
+        Variant::Janggi => ("Cho", "Han"),
+    };
+    let mover = if pos.turn() == Color::First {
+        first
+    } else {
+        second
+    };
+    match last {
+        Some(m) => writeln!(out, "{mover} to move (last move {m})\n")?,
+        None => writeln!(out, "{mover} to move\n")?,
+    }
+    Ok(())
+}
+
+/// One point of the board: a piece or an empty point, two columns wide in Unicode.
+fn cell(piece: Option<Piece>, variant: Variant, style: BoardStyle, wide: bool) -> String {
+    let Some(p) = piece else {
+        return if wide {
+            "・".to_string()
+        } else {
+            ".".to_string()
+        };
+    };
+    match style {
+        BoardStyle::Ascii => p.char().to_string(),
+        BoardStyle::Unicode { color } => {
+            let name = match variant {
+                Variant::Xiangqi => {
+                    crate::notation::chinese::glyph(p.role, p.color, false).to_string()
+                }
+                Variant::Janggi => {
+                    crate::notation::korean::name(p.role, p.color, false).to_string()
+                }
+            };
+            if color && p.color == Color::First {
+                format!("\x1b[31m{name}\x1b[0m")
+            } else {
+                name
+            }
+        }
+    }
 }
 
 /// A percentage of the decided games, `—` when none is decided.

@@ -70,6 +70,9 @@ pub enum NoGames {
     Filtered,
     /// The position lies deeper than the plies the database indexes (`--max-ply`).
     BeyondMaxPly(usize),
+    /// No stored game of the variant reaches the position, but the same start and moves
+    /// read as the other variant do (a Janggi FEN explored as Xiangqi, or the reverse).
+    OtherVariant(Variant),
     /// No stored game reaches the position.
     NotReached,
 }
@@ -81,6 +84,7 @@ impl NoGames {
             NoGames::EmptyDatabase => "empty_database",
             NoGames::Filtered => "filtered",
             NoGames::BeyondMaxPly(_) => "beyond_max_ply",
+            NoGames::OtherVariant(_) => "other_variant",
             NoGames::NotReached => "not_reached",
         }
     }
@@ -94,6 +98,11 @@ impl NoGames {
             }
             NoGames::BeyondMaxPly(n) => format!(
                 "the position is deeper than the database indexes (imported with --max-ply {n})"
+            ),
+            NoGames::OtherVariant(v) => format!(
+                "no game of this variant goes through this position, but {v} games do: \
+                 ask for --variant {v}",
+                v = v.name()
             ),
             NoGames::NotReached => "no game in the database goes through this position".to_string(),
         }

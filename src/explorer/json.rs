@@ -40,8 +40,9 @@ pub struct ExploreJson {
     pub moves: Vec<MoveJson>,
     /// The best games through the position.
     pub top_games: Vec<GameSummary>,
-    /// When `games` is 0, why: `empty_database`, `filtered`, `beyond_max_ply` or
-    /// `not_reached`; `null` otherwise.
+    /// When `games` is 0, why: `empty_database`, `filtered`, `beyond_max_ply`,
+    /// `other_variant` (the FEN and moves reach games of the other variant) or `not_reached`;
+    /// `null` otherwise.
     pub no_games: Option<String>,
 }
 

@@ -308,14 +308,43 @@ fn why_empty(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<NoGames, 
         }
     }
     // The ply of a FEN start is not known, so only a line from the standard start can be
-    // said to be too deep.
+    // said to be too deep; a FEN start may be the other variant's position.
     let from_standard = q.line.start.key() == AnyPosition::new(q.line.start.variant()).key();
+    if !from_standard {
+        if let Some(other) = other_variant_games(store, &q.line)? {
+            return Ok(NoGames::OtherVariant(other));
+        }
+    }
     match store.max_ply()? {
         Some(max) if max > 0 && from_standard && q.line.moves.len() >= max => {
             Ok(NoGames::BeyondMaxPly(max))
         }
         _ => Ok(NoGames::NotReached),
     }
+}
+
+/// The other variant, if the line's start (as FEN) and moves are a position of it that
+/// stored games reach.
+fn other_variant_games(store: &Store, line: &Line) -> Result<Option<Variant>, Error> {
+    let other = match line.start.variant() {
+        Variant::Xiangqi => Variant::Janggi,
+        Variant::Janggi => Variant::Xiangqi,
+    };
+    let Ok(mut pos) = AnyPosition::from_fen(other, &line.start.fen()) else {
+        return Ok(None);
+    };
+    pos = pos.with_janggi_rules(EXPLORE_RULES);
+    for &m in &line.moves {
+        if pos.play(m).is_err() {
+            return Ok(None);
+        }
+    }
+    let reached = store
+        .lookup(pos.key(), 0)?
+        .moves
+        .iter()
+        .any(|r| r.counts.games > 0);
+    Ok(reached.then_some(other))
 }
 
 /// Step 3: totals, the moves most played first (ties in canonical text order), the opening.

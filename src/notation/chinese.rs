@@ -114,7 +114,7 @@ pub fn parse(text: &str) -> Result<Vertical, NotationError> {
 const RED_NUM: [char; 9] = ['一', '二', '三', '四', '五', '六', '七', '八', '九'];
 const BLACK_NUM: [char; 9] = ['１', '２', '３', '４', '５', '６', '７', '８', '９'];
 
-fn glyph(role: Role, color: Color, traditional: bool) -> char {
+pub(crate) fn glyph(role: Role, color: Color, traditional: bool) -> char {
     let red = color == Color::First;
     match (role, red, traditional) {
         (Role::King, true, false) => '帅',

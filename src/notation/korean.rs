@@ -185,7 +185,7 @@ impl KoreanMove {
 }
 
 /// Hangul and Hanja piece names.
-fn name(role: Role, color: Color, hanja: bool) -> &'static str {
+pub(crate) fn name(role: Role, color: Color, hanja: bool) -> &'static str {
     let cho = color == Color::First;
     match (role, hanja) {
         (Role::King, false) => "장",

@@ -385,6 +385,7 @@ function drawExplore() {
     empty_database: 'The database holds no game of this variant.',
     filtered: 'Games go through this position, but the filters removed every one.',
     beyond_max_ply: 'This position is deeper than the database indexes (it was imported with --max-ply).',
+    other_variant: 'No game of this variant goes through this position, but games of the other variant do.',
     not_reached: 'No game in the database goes through this position.',
   };
   if (ex.no_games) note.textContent = why[ex.no_games] || 'No games.';
