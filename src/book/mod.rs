@@ -35,8 +35,8 @@ pub mod qipu;
 use std::fmt;
 
 pub use build::{
-    build, select, BookGame, BookOptions, BookRecord, BuiltBook, ForSide, KeyScheme, MirrorMode,
-    MoveStats, Weights,
+    build, select, BookGame, BookOptions, BookRecord, BuiltBook, EvalFilter, ForSide, KeyScheme,
+    MirrorMode, MoveStats, Weights,
 };
 pub use probe::{detect, Book, Counts, ProbeMove, Probed};
 

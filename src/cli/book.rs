@@ -18,7 +18,8 @@ use crate::{
         eleeye::{self, EleeyeKeys},
         obk::{self, ObkKeys},
         qipu::{self as qbook, QipuKeys},
-        BookError, BookGame, BookOptions, ForSide, Format, KeyScheme, MirrorMode, Weights,
+        BookError, BookGame, BookOptions, EvalFilter, ForSide, Format, KeyScheme, MirrorMode,
+        Weights,
     },
     formats::{read_path, replay},
     rules::{AnyPosition, Color, Variant},
@@ -96,6 +97,10 @@ pub struct BookArgs {
     /// A move must score at least P percent for the side to move ((W + D/2) / (W + D + L)).
     #[arg(long, default_value_t = 0)]
     min_score: u32,
+    /// Leave out moves the engine scores below CP centipawns for the mover (or mated), by
+    /// the scores `qipu analyse` stored in the database (--db only); unscored moves stay.
+    #[arg(long, value_name = "CP", allow_negative_numbers = true)]
+    min_eval: Option<i32>,
     /// Whose moves go into the book; `red`/`black` keep only that side's moves from games it
     /// won or drew.
     #[arg(long = "for", value_enum, default_value = "both")]
@@ -214,6 +219,7 @@ struct Written {
     games: usize,
     positions: usize,
     records: usize,
+    dropped_by_eval: usize,
 }
 
 fn build_and_write<S: KeyScheme>(
@@ -235,6 +241,7 @@ fn build_and_write<S: KeyScheme>(
         games: built.games,
         positions,
         records,
+        dropped_by_eval: built.dropped_by_eval,
     })
 }
 
@@ -275,11 +282,18 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
     if format != Format::Qipu && variant != Variant::Xiangqi {
         return Err(format!("--format {format} holds Xiangqi only; use --format qipu").into());
     }
-    let opts = args.options();
+    let mut opts = args.options();
     let (rejected, skipped) = (Cell::new(0), Cell::new(0));
+    if args.min_eval.is_some() && args.db.is_none() {
+        return Err("--min-eval needs --db: the engine scores are in the database".into());
+    }
     let written = match &args.db {
         Some(db) => {
             let store = Store::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
+            if let Some(min_cp) = args.min_eval {
+                let scores = std::sync::Arc::new(store.eval_scores()?);
+                opts.min_eval = Some(EvalFilter { min_cp, scores });
+            }
             write_book(format, games_from_store(&store, variant), &opts, &args.out)
         }
         None => write_book(
@@ -303,6 +317,7 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
             "skipped": skipped.get(),
             "positions": written.positions,
             "records": written.records,
+            "dropped_by_eval": written.dropped_by_eval,
             "bytes": bytes,
             "seconds": secs,
         });
@@ -317,6 +332,9 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
             rejected.get(),
             skipped.get()
         );
+        if args.min_eval.is_some() {
+            eprintln!("{} moves left out by --min-eval", written.dropped_by_eval);
+        }
     }
     Ok(if rejected.get() > 0 {
         ExitCode::from(1)

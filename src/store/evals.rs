@@ -24,6 +24,8 @@
 //! # Ok::<_, qipu::store::StoreError>(())
 //! ```
 
+use std::collections::HashMap;
+
 use rusqlite::{params, OptionalExtension};
 
 use super::{Store, StoreError};
@@ -271,6 +273,28 @@ impl Store {
             moves.push((to_move(mv, k)?, to_depth(d, k)?));
         }
         Ok(StoredDepths { best, moves })
+    }
+
+    /// Every stored move score by (position key, move), e.g. for filtering a book.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails or a row is not what qipu writes.
+    pub fn eval_scores(&self) -> Result<HashMap<(u64, Move), Score>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT key, mv, cp, mate FROM evals")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, Option<i64>>(2)?,
+                r.get::<_, Option<i64>>(3)?,
+            ))
+        })?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (key, mv, cp, mate) = row?;
+            out.insert((key as u64, to_move(mv, key)?), to_score(cp, mate, key)?);
+        }
+        Ok(out)
     }
 
     /// How many move scores and best-move searches are stored.
