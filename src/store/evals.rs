@@ -77,6 +77,8 @@ pub struct EngineBest {
 pub struct StoredDepths {
     /// The depth of the stored best-move search, if any.
     pub best: Option<u32>,
+    /// The move it chose (`None` also when it found none).
+    pub best_move: Option<Move>,
     /// The depth of every stored move score.
     pub moves: Vec<(Move, u32)>,
 }
@@ -256,13 +258,20 @@ impl Store {
     /// [`StoreError`] if SQLite fails or a row is not what qipu writes.
     pub fn eval_depths(&self, key: u64) -> Result<StoredDepths, StoreError> {
         let k = key as i64;
-        let best = self
+        let stored = self
             .conn
-            .prepare_cached("SELECT depth FROM eval_best WHERE key = ?1")?
-            .query_row([k], |r| r.get::<_, i64>(0))
-            .optional()?
-            .map(|d| to_depth(d, k))
-            .transpose()?;
+            .prepare_cached("SELECT depth, mv FROM eval_best WHERE key = ?1")?
+            .query_row([k], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
+            })
+            .optional()?;
+        let (best, best_move) = match stored {
+            None => (None, None),
+            Some((d, mv)) => (
+                Some(to_depth(d, k)?),
+                mv.map(|m| to_move(m, k)).transpose()?,
+            ),
+        };
         let mut stmt = self
             .conn
             .prepare_cached("SELECT mv, depth FROM evals WHERE key = ?1")?;
@@ -272,7 +281,11 @@ impl Store {
             let (mv, d) = row?;
             moves.push((to_move(mv, k)?, to_depth(d, k)?));
         }
-        Ok(StoredDepths { best, moves })
+        Ok(StoredDepths {
+            best,
+            best_move,
+            moves,
+        })
     }
 
     /// Every stored move score by (position key, move), e.g. for filtering a book.
@@ -401,6 +414,7 @@ mod tests {
             store.eval_depths(7).unwrap(),
             StoredDepths {
                 best: Some(12),
+                best_move: Some(other),
                 moves: vec![(mv, 12)]
             }
         );
