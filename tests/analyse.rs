@@ -620,3 +620,76 @@ fn a_path_that_is_no_engine_fails_at_once_with_a_clear_error() {
         (0, 0)
     );
 }
+
+#[test]
+fn book_min_eval_leaves_out_the_moves_the_engine_scores_low() {
+    use qipu::store::evals::EvalRow;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("b.db");
+    make_db(&db, false);
+    // At the start h0g2, h2e2 and c3c4 were played; the engine likes h2e2, hates c3c4, and
+    // has said nothing of h0g2.
+    {
+        let mut store = Store::open(&db).unwrap();
+        let engine = store.eval_engine("hand", "").unwrap();
+        let row = |m: &str, cp| EvalRow {
+            mv: m.parse().unwrap(),
+            score: Score::Cp(cp),
+            depth: 10,
+        };
+        let start = AnyPosition::new(Variant::Xiangqi).key();
+        store
+            .write_position_evals(engine, start, None, &[row("h2e2", 30), row("c3c4", -250)])
+            .unwrap();
+    }
+    let probe_start = |extra: &[&str]| {
+        let out_book = dir.path().join("b.qbk");
+        let out = qipu()
+            .args(["book", "--db"])
+            .arg(&db)
+            .args(["--format", "qipu", "--out"])
+            .arg(&out_book)
+            .args(extra)
+            .arg("--json")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let probe = qipu()
+            .args(["probe", "--book"])
+            .arg(&out_book)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&probe.stdout).into_owned();
+        let has = |m: &str| text.contains(&format!("\"{m}\""));
+        (
+            doc["dropped_by_eval"].clone(),
+            has("h0g2"),
+            has("h2e2"),
+            has("c3c4"),
+        )
+    };
+    assert_eq!(probe_start(&[]), (0.into(), true, true, true));
+    assert_eq!(
+        probe_start(&["--min-eval", "-100"]),
+        (1.into(), true, true, false)
+    );
+    assert_eq!(
+        probe_start(&["--min-eval", "50"]),
+        (2.into(), true, false, false)
+    );
+    // Without a database there are no scores to go by.
+    let out = qipu()
+        .args(["book", "--format", "qipu", "--min-eval", "0", "--out"])
+        .arg(dir.path().join("x.qbk"))
+        .arg(fixture("store/a.pgn"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--min-eval needs --db"));
+}

@@ -210,13 +210,19 @@ pub fn plan(store: &Store, targets: Vec<Target>, limit: Limit) -> Result<Vec<Wor
             .filter(|(_, d)| deep_enough(*d))
             .map(|(m, _)| *m)
             .collect();
-        let score: Vec<Move> = target
+        let mut score: Vec<Move> = target
             .played
             .iter()
             .copied()
             .filter(|m| !stored_moves.contains(m))
             .collect();
         let best = !stored.best.is_some_and(deep_enough);
+        // A run that failed after choosing the best move but before scoring it.
+        if let (false, Some(b)) = (best, stored.best_move) {
+            if !stored_moves.contains(&b) && !score.contains(&b) {
+                score.push(b);
+            }
+        }
         if score.is_empty() && !best {
             continue;
         }
@@ -400,4 +406,42 @@ pub fn eval_json(e: &StoredEval) -> serde_json::Value {
         Score::Mate(m) => (None, Some(m)),
     };
     serde_json::json!({ "cp": cp, "mate": mate, "depth": e.depth, "engine": e.engine })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_best_move_without_its_score_is_scored_on_the_next_run() {
+        let mut store = Store::open_in_memory().unwrap();
+        let engine = store.eval_engine("E", "").unwrap();
+        let pos = AnyPosition::new(Variant::Xiangqi);
+        let key = pos.key();
+        let m = |t: &str| t.parse::<Move>().unwrap();
+        let row = EvalRow {
+            mv: m("h2e2"),
+            score: Score::Cp(20),
+            depth: 5,
+        };
+        store
+            .write_position_evals(engine, key, Some((Some(m("b2e2")), 5)), &[row])
+            .unwrap();
+        let target = Target {
+            pos,
+            key,
+            ply: 0,
+            games: 3,
+            played: vec![m("h2e2"), m("c3c4")],
+        };
+        let work = plan(&store, vec![target.clone()], Limit::Depth(5)).unwrap();
+        assert_eq!(work.len(), 1);
+        assert!(!work[0].best);
+        assert_eq!(work[0].score, [m("c3c4"), m("b2e2")]);
+        assert_eq!(work[0].stored, [m("h2e2")]);
+        // Deeper: everything again.
+        let work = plan(&store, vec![target], Limit::Depth(6)).unwrap();
+        assert!(work[0].best);
+        assert_eq!(work[0].score, [m("h2e2"), m("c3c4")]);
+    }
 }

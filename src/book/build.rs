@@ -32,13 +32,17 @@
 //! ```
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     fmt,
     hash::{BuildHasherDefault, Hash, Hasher},
+    sync::Arc,
 };
 
 use super::{BookError, Format};
-use crate::rules::{AnyPosition, Color, JanggiRules, Move, Outcome, Variant};
+use crate::{
+    formats::facts::Score,
+    rules::{AnyPosition, Color, JanggiRules, Move, Outcome, Variant},
+};
 
 /// One game to learn from: where it starts, the moves played (legal, in qipu's encoding; Janggi
 /// games are replayed under [`JanggiRules::SERVER`], as `formats::replay` does) and its result
@@ -136,6 +140,29 @@ pub struct BookOptions {
     pub mirror: MirrorMode,
     /// Weights are divided by this (C integer division); at least 1.
     pub ratio: u32,
+    /// Moves the engine scores below a limit are left out (`qipu book --min-eval`).
+    pub min_eval: Option<EvalFilter>,
+}
+
+/// Engine scores that leave moves out of a book: a move scored below `min_cp` for its mover
+/// (or being mated) is dropped; a move without a score is kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EvalFilter {
+    /// The lowest score kept, centipawns from the mover's view.
+    pub min_cp: i32,
+    /// Scores by (qipu position key, move), from the mover's view.
+    pub scores: Arc<HashMap<(u64, Move), Score>>,
+}
+
+impl EvalFilter {
+    /// Whether the move stays in the book.
+    pub fn keeps(&self, key: u64, mv: Move) -> bool {
+        match self.scores.get(&(key, mv)) {
+            None => true,
+            Some(Score::Cp(cp)) => *cp >= self.min_cp,
+            Some(Score::Mate(n)) => *n > 0,
+        }
+    }
 }
 
 impl BookOptions {
@@ -175,6 +202,7 @@ impl BookOptions {
             weights,
             mirror,
             ratio,
+            min_eval: None,
         }
     }
 
@@ -240,6 +268,8 @@ pub struct BuiltBook<K> {
     pub candidates: usize,
     /// The records.
     pub records: Vec<BookRecord<K>>,
+    /// Distinct (position, move) pairs left out by [`BookOptions::min_eval`].
+    pub dropped_by_eval: usize,
 }
 
 /// A format's position keys.
@@ -377,6 +407,7 @@ pub fn build<S: KeyScheme>(
     let mut table: HashMap<(S::Key, Move), Tally, FastHash> = HashMap::default();
     let mut variant = None;
     let mut count = 0;
+    let mut dropped = HashSet::new();
     for (index, game) in games.enumerate() {
         let game = game?;
         let game_no = u32::try_from(index + 1).unwrap_or(u32::MAX);
@@ -406,6 +437,13 @@ pub fn build<S: KeyScheme>(
                     Some(ply + 1),
                     format!("illegal move {m} in {}", pos.fen()),
                 ));
+            }
+            if let Some(f) = &opts.min_eval {
+                if !f.keeps(pos.key(), m) {
+                    dropped.insert((pos.key(), m));
+                    pos.play_unchecked(m);
+                    continue;
+                }
             }
             if counted(opts.for_side, mover, game.result) {
                 let value = eleeye_value(mover, game.result);
@@ -454,6 +492,7 @@ pub fn build<S: KeyScheme>(
         games: count,
         candidates,
         records,
+        dropped_by_eval: dropped.len(),
     })
 }
 

@@ -21,6 +21,8 @@ pub struct Written {
     pub positions: usize,
     /// Records (position, move) written.
     pub records: usize,
+    /// Moves left out because the engine scored them below `BookOptions::min_eval`.
+    pub dropped_by_eval: usize,
 }
 
 /// Builds the book of `format` from `games` under `opts` and writes it to `out` (replaced if
@@ -88,5 +90,6 @@ fn build_and_write<S: KeyScheme>(
         games: built.games,
         positions,
         records,
+        dropped_by_eval: built.dropped_by_eval,
     })
 }

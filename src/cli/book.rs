@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{position_args::VariantArg, CliError};
 use crate::{
-    book::{self, BookError, BookGame, BookOptions, ForSide, Format, MirrorMode, Weights},
+    book::{self, BookError, BookGame, BookOptions, EvalFilter, ForSide, Format, MirrorMode, Weights},
     formats::{read_path, replay, Game, MoveNode},
     rules::{AnyPosition, Color, Variant},
     store::Store,
@@ -86,6 +86,10 @@ pub struct BookArgs {
     /// A move must score at least P percent for the side to move ((W + D/2) / (W + D + L)).
     #[arg(long, default_value_t = 0)]
     min_score: u32,
+    /// Leave out moves the engine scores below CP centipawns for the mover (or mated), by
+    /// the scores `qipu analyse` stored in the database (--db only); unscored moves stay.
+    #[arg(long, value_name = "CP", allow_negative_numbers = true)]
+    min_eval: Option<i32>,
     /// Whose moves go into the book; `red`/`black` keep only that side's moves from games it
     /// won or drew.
     #[arg(long = "for", value_enum, default_value = "both")]
@@ -274,11 +278,18 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
     if format != Format::Qipu && variant != Variant::Xiangqi {
         return Err(format!("--format {format} holds Xiangqi only; use --format qipu").into());
     }
-    let opts = args.options();
+    let mut opts = args.options();
     let tally = FromFiles::default();
+    if args.min_eval.is_some() && args.db.is_none() {
+        return Err("--min-eval needs --db: the engine scores are in the database".into());
+    }
     let written = match &args.db {
         Some(db) => {
             let store = Store::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
+            if let Some(min_cp) = args.min_eval {
+                let scores = std::sync::Arc::new(store.eval_scores()?);
+                opts.min_eval = Some(EvalFilter { min_cp, scores });
+            }
             book::write(format, games_from_store(&store, variant), &opts, &args.out)
         }
         None => book::write(
@@ -302,6 +313,7 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
             "skipped": tally.skipped.get(),
             "positions": written.positions,
             "records": written.records,
+            "dropped_by_eval": written.dropped_by_eval,
             "bytes": bytes,
             "seconds": secs,
         });
@@ -326,6 +338,9 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
                 tally.lines.get(),
                 tally.trees.get()
             );
+        }
+        if args.min_eval.is_some() {
+            eprintln!("{} moves left out by --min-eval", written.dropped_by_eval);
         }
     }
     Ok(if tally.rejected.get() > 0 {

@@ -262,8 +262,14 @@ impl Engine {
 
     fn handshake(&mut self, spec: &EngineSpec) -> Result<(), EngineError> {
         let deadline = Instant::now() + spec.handshake;
-        self.send("uci", None)?;
+        self.send("uci", None).map_err(|mut e| {
+            if let ErrorKind::Died(_) = e.kind {
+                e.kind = ErrorKind::NotAnEngine("the process ended before reading `uci`".into());
+            }
+            e
+        })?;
         let mut said_anything_uci = false;
+        let mut uciok = false;
         for _ in 0..MAX_LINES {
             let line = match self.next_line("uciok", deadline, None) {
                 Ok(l) => l,
@@ -284,7 +290,10 @@ impl Engine {
             };
             let mut words = line.split_whitespace();
             match words.next() {
-                Some("uciok") => break,
+                Some("uciok") => {
+                    uciok = true;
+                    break;
+                }
                 Some("uci") => {
                     return Err(self.error(
                         None,
@@ -305,6 +314,13 @@ impl Engine {
                 }
                 _ => {} // banners, `info string`, copyright lines
             }
+        }
+        if !uciok {
+            self.kill();
+            return Err(self.error(
+                None,
+                ErrorKind::NotAnEngine(format!("{MAX_LINES} lines without `uciok`")),
+            ));
         }
         if self.name.is_empty() {
             self.name = self

@@ -340,7 +340,7 @@ fn other_variant_games(store: &Store, line: &Line) -> Result<Option<Variant>, Er
         }
     }
     let reached = store
-        .lookup(pos.key(), 0)?
+        .lookup(PositionKey(pos.key()), 0)?
         .moves
         .iter()
         .any(|r| r.counts.games > 0);

@@ -24,6 +24,8 @@
 //! # Ok::<_, qipu::store::StoreError>(())
 //! ```
 
+use std::collections::HashMap;
+
 use rusqlite::{params, OptionalExtension};
 
 use super::{Store, StoreError};
@@ -75,6 +77,8 @@ pub struct EngineBest {
 pub struct StoredDepths {
     /// The depth of the stored best-move search, if any.
     pub best: Option<u32>,
+    /// The move it chose (`None` also when it found none).
+    pub best_move: Option<Move>,
     /// The depth of every stored move score.
     pub moves: Vec<(Move, u32)>,
 }
@@ -254,13 +258,20 @@ impl Store {
     /// [`StoreError`] if SQLite fails or a row is not what qipu writes.
     pub fn eval_depths(&self, key: u64) -> Result<StoredDepths, StoreError> {
         let k = key as i64;
-        let best = self
+        let stored = self
             .conn
-            .prepare_cached("SELECT depth FROM eval_best WHERE key = ?1")?
-            .query_row([k], |r| r.get::<_, i64>(0))
-            .optional()?
-            .map(|d| to_depth(d, k))
-            .transpose()?;
+            .prepare_cached("SELECT depth, mv FROM eval_best WHERE key = ?1")?
+            .query_row([k], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
+            })
+            .optional()?;
+        let (best, best_move) = match stored {
+            None => (None, None),
+            Some((d, mv)) => (
+                Some(to_depth(d, k)?),
+                mv.map(|m| to_move(m, k)).transpose()?,
+            ),
+        };
         let mut stmt = self
             .conn
             .prepare_cached("SELECT mv, depth FROM evals WHERE key = ?1")?;
@@ -270,7 +281,33 @@ impl Store {
             let (mv, d) = row?;
             moves.push((to_move(mv, k)?, to_depth(d, k)?));
         }
-        Ok(StoredDepths { best, moves })
+        Ok(StoredDepths {
+            best,
+            best_move,
+            moves,
+        })
+    }
+
+    /// Every stored move score by (position key, move), e.g. for filtering a book.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails or a row is not what qipu writes.
+    pub fn eval_scores(&self) -> Result<HashMap<(u64, Move), Score>, StoreError> {
+        let mut stmt = self.conn.prepare("SELECT key, mv, cp, mate FROM evals")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, Option<i64>>(2)?,
+                r.get::<_, Option<i64>>(3)?,
+            ))
+        })?;
+        let mut out = HashMap::new();
+        for row in rows {
+            let (key, mv, cp, mate) = row?;
+            out.insert((key as u64, to_move(mv, key)?), to_score(cp, mate, key)?);
+        }
+        Ok(out)
     }
 
     /// How many move scores and best-move searches are stored.
@@ -377,6 +414,7 @@ mod tests {
             store.eval_depths(7).unwrap(),
             StoredDepths {
                 best: Some(12),
+                best_move: Some(other),
                 moves: vec![(mv, 12)]
             }
         );
