@@ -5,7 +5,7 @@
 //! on storage qipu cannot write is still read by `stats`, `export` and `serve`.
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
+    io::{Read, Write},
     net::TcpStream,
     os::unix::fs::{MetadataExt, PermissionsExt},
     path::{Path, PathBuf},
@@ -382,19 +382,8 @@ fn a_database_on_read_only_storage_is_read() {
     .stderr(Stdio::piped())
     .spawn()
     .unwrap();
-    let mut err = BufReader::new(server.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("http://") {
-        line.clear();
-        if err.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-    }
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .map(|a| a.trim().trim_end_matches('/').to_string());
-    let answer = addr.and_then(|addr| {
+    let addr = crate::common::serve_address(&mut server);
+    let answer = addr.as_ref().ok().and_then(|addr| {
         let mut c = TcpStream::connect(addr).ok()?;
         c.set_read_timeout(Some(Duration::from_secs(20))).ok()?;
         c.write_all(b"GET /api/explore?variant=xiangqi HTTP/1.1\r\nConnection: close\r\n\r\n")
@@ -405,7 +394,7 @@ fn a_database_on_read_only_storage_is_read() {
     });
     let _ = server.kill();
     let _ = server.wait();
-    let answer = answer.unwrap_or_else(|| panic!("serve did not start: {line}"));
+    let answer = answer.unwrap_or_else(|| panic!("serve did not start: {addr:?}"));
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert!(!Path::new(&format!("{}-shm", db.display())).exists());
     let _ = std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755));

@@ -496,19 +496,8 @@ fn cli_serve_binds_a_free_port() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut line = String::new();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    while !line.contains("http://") {
-        line.clear();
-        if err.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-    }
-    let addr = line
-        .split("http://")
-        .nth(1)
-        .map(|s| s.trim().trim_end_matches('/').to_string())
-        .unwrap_or_default();
+    let addr = crate::common::serve_address(&mut child).unwrap_or_else(|line| line);
+    let line = addr.clone();
     let result = (|| {
         let mut s = TcpStream::connect(&addr).ok()?;
         s.set_read_timeout(Some(Duration::from_secs(20))).ok()?;

@@ -12,9 +12,10 @@
 //!   client that does not read its answer within [`Timeouts::write`]. A request that is too
 //!   slow is answered `408`, a malformed one `400` (or `411`/`413`/`414`/`431`), and the
 //!   connection is closed; a quiet idle connection is closed without a word.
-//! - A fixed pool of [`Worker`]s (each with its own read-only database connection) answers the
-//!   requests: a connection thread takes a worker only while [`route`] runs, never while it
-//!   reads from or writes to a client, so slow clients cannot hold the database.
+//! - A fixed pool of worker threads, each with its [`Worker`] (its own read-only database
+//!   connection), answers the requests the connection threads have read, from one queue; the
+//!   connection thread writes the answer. Workers never read from or write to a client, so
+//!   slow clients cannot hold the database.
 
 use std::{
     io::{self, Read, Write},
@@ -23,7 +24,7 @@ use std::{
     path::PathBuf,
     sync::{
         atomic::{AtomicUsize, Ordering},
-        mpsc, Arc, Condvar, Mutex, MutexGuard,
+        mpsc, Arc, Mutex, MutexGuard,
     },
     thread,
     time::{Duration, Instant},
@@ -196,11 +197,29 @@ impl Server {
     /// Answers requests until the process ends.
     pub fn run(self) {
         let max = self.config.max_connections.max(1);
+        let (jobs, pending) = mpsc::channel::<Job>();
+        let pending = Arc::new(Mutex::new(pending));
+        for mut worker in self.workers {
+            let pending = pending.clone();
+            let started = thread::Builder::new()
+                .name("qipu-worker".into())
+                .spawn(move || loop {
+                    let next = lock(&pending).recv();
+                    let Ok(job) = next else {
+                        return;
+                    };
+                    let reply = catch_unwind(AssertUnwindSafe(|| {
+                        route(&mut worker, &job.method, &job.target)
+                    }))
+                    .unwrap_or_else(|_| Reply::error(500, "internal error"));
+                    let _ = job.reply.send(reply);
+                });
+            if let Err(e) = started {
+                eprintln!("qipu serve: cannot start a worker thread: {e}");
+            }
+        }
         let shared = Arc::new(Shared {
-            workers: Pool {
-                free: Mutex::new(self.workers),
-                returned: Condvar::new(),
-            },
+            jobs,
             open: AtomicUsize::new(0),
             config: self.config,
         });
@@ -245,41 +264,37 @@ impl Server {
 
 /// What every connection thread shares.
 struct Shared {
-    workers: Pool,
+    jobs: mpsc::Sender<Job>,
     open: AtomicUsize,
     config: Arc<Config>,
 }
 
-/// The workers not answering a request right now.
-struct Pool {
-    free: Mutex<Vec<Worker>>,
-    returned: Condvar,
+/// A request for the workers, and where its answer goes.
+struct Job {
+    method: String,
+    target: String,
+    reply: mpsc::Sender<Reply>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-impl Pool {
-    /// Runs `f` with a free worker (waiting for one); a panic in `f` becomes a 500.
-    fn answer(&self, f: impl FnOnce(&mut Worker) -> Reply) -> Reply {
-        let mut worker = {
-            let mut free = lock(&self.free);
-            loop {
-                if let Some(w) = free.pop() {
-                    break w;
-                }
-                free = self
-                    .returned
-                    .wait(free)
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
-            }
+impl Shared {
+    /// Has a worker answer `head` (waiting for one to be free).
+    fn answer(&self, head: Head, replies: &(mpsc::Sender<Reply>, mpsc::Receiver<Reply>)) -> Reply {
+        let job = Job {
+            method: head.method,
+            target: head.target,
+            reply: replies.0.clone(),
         };
-        let reply = catch_unwind(AssertUnwindSafe(|| f(&mut worker)))
-            .unwrap_or_else(|_| Reply::error(500, "internal error"));
-        lock(&self.free).push(worker);
-        self.returned.notify_one();
-        reply
+        if self.jobs.send(job).is_err() {
+            return Reply::error(503, "no worker left");
+        }
+        replies
+            .1
+            .recv()
+            .unwrap_or_else(|_| Reply::error(500, "internal error"))
     }
 }
 
@@ -342,6 +357,7 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
         buf: Vec::new(),
         shared,
     };
+    let replies = mpsc::channel();
     let mut first = true;
     loop {
         let read = c.read_head(if first { limits.head } else { limits.idle }, !first);
@@ -364,10 +380,9 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
         if !c.read_body(head.content_length, limits.body) {
             return c.fail(408, "the request body did not arrive in time");
         }
-        let reply = shared
-            .workers
-            .answer(|w| route(w, &head.method, &head.target));
-        if c.send(&head, &reply).is_err() || !head.keep_alive {
+        let (keep_alive, http10, with_body) = (head.keep_alive, head.http10, head.method != "HEAD");
+        let reply = shared.answer(head, &replies);
+        if c.send(keep_alive, http10, with_body, &reply).is_err() || !keep_alive {
             return c.close();
         }
     }
@@ -436,7 +451,13 @@ impl Connection<'_> {
     }
 
     /// Writes the answer to a request.
-    fn send(&mut self, head: &Head, reply: &Reply) -> io::Result<()> {
+    fn send(
+        &mut self,
+        keep_alive: bool,
+        http10: bool,
+        with_body: bool,
+        reply: &Reply,
+    ) -> io::Result<()> {
         let config = &self.shared.config;
         let mut headers: Vec<(&str, &str)> = vec![
             ("Content-Type", reply.content_type),
@@ -455,12 +476,12 @@ impl Connection<'_> {
         if reply.status == 405 {
             headers.push(("Allow", "GET, HEAD"));
         }
-        if !head.keep_alive {
+        if !keep_alive {
             headers.push(("Connection", "close"));
-        } else if head.http10 {
+        } else if http10 {
             headers.push(("Connection", "keep-alive"));
         }
-        let bytes = http::answer(reply.status, &headers, &reply.body, head.method != "HEAD");
+        let bytes = http::answer(reply.status, &headers, &reply.body, with_body);
         self.stream.write_all(&bytes)
     }
 

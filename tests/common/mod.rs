@@ -60,3 +60,23 @@ pub fn read_jsonl(path: &Path) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// The address a `qipu serve` child prints on its standard error (`listening on
+/// http://ADDR/`), or the last line it printed if it ended first (`Err`).
+pub fn serve_address(child: &mut std::process::Child) -> Result<String, String> {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().ok_or("stderr not piped")?;
+    let mut err = std::io::BufReader::new(stderr);
+    let mut line = String::new();
+    while !line.contains("http://") {
+        line.clear();
+        if err.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
+            return Err(line);
+        }
+    }
+    Ok(line
+        .split("http://")
+        .nth(1)
+        .map(|s| s.trim().trim_end_matches('/').to_string())
+        .unwrap_or_default())
+}
