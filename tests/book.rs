@@ -1142,6 +1142,17 @@ fn probe_sorted(book: &Path, moves: &[&str]) -> Vec<String> {
     got
 }
 
+/// `qipu book FILE --format qipu --min-games 1 --json` with `extra` flags (and `--tree`).
+fn book_of_file(file: &Path, tree: bool, extra: &[&str], out: &Path) -> std::process::Output {
+    let mut args = vec!["book", file.to_str().unwrap(), "--format", "qipu"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--min-games", "1", "--out", out.to_str().unwrap(), "--json"]);
+    if tree {
+        args.push("--tree");
+    }
+    qipu_cmd(&args)
+}
+
 /// `qipu book --tree` learns from every line of a record's variation tree (here a PGN with
 /// two alternatives: three lines), each line counted as a game; without it, the main line.
 #[test]
@@ -1153,23 +1164,7 @@ fn book_tree_takes_every_line_of_the_variations() {
     let file = dir.join("tree.pgn");
     std::fs::write(&file, pgn).unwrap();
     let build = |tree: bool, out: &Path| -> serde_json::Value {
-        let mut args = vec![
-            "book",
-            file.to_str().unwrap(),
-            "--format",
-            "qipu",
-            "--mirror",
-            "keep",
-            "--min-games",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-            "--json",
-        ];
-        if tree {
-            args.push("--tree");
-        }
-        let o = qipu_cmd(&args);
+        let o = book_of_file(&file, tree, &["--mirror", "keep", "--max-ply", "40"], out);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         serde_json::from_slice(&o.stdout).unwrap()
     };
@@ -1201,23 +1196,7 @@ fn book_tree_of_a_real_opening_tree_file() {
     let mut records = Vec::new();
     for tree in [false, true] {
         let out = tmp(&format!("xqf-tree-{tree}.qbk"));
-        let mut args = vec![
-            "book",
-            file.to_str().unwrap(),
-            "--format",
-            "qipu",
-            "--max-ply",
-            "0",
-            "--min-games",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-            "--json",
-        ];
-        if tree {
-            args.push("--tree");
-        }
-        let o = qipu_cmd(&args);
+        let o = book_of_file(&file, tree, &["--max-ply", "0"], &out);
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         eprintln!("--tree {tree}: {v}");
         if tree {

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::common::{fixture_positions, oracle_positions};
 use qipu::notation::coord::RankBase;
 use qipu::notation::{parse_move, render, MoveReader, Notation, NotationError};
 use qipu::rules::{AnyPosition, Move, Variant};
@@ -19,10 +20,6 @@ fn shared() -> Option<PathBuf> {
         eprintln!("skipping: ../shared not found (set QIPU_SHARED)");
         None
     }
-}
-
-fn variant(name: &str) -> Variant {
-    name.parse().expect("variant name")
 }
 
 /// Renders every legal move in every notation and reads it back; returns the number of checks.
@@ -50,13 +47,7 @@ fn round_trip(pos: &AnyPosition) -> usize {
 
 #[test]
 fn round_trip_fixture_positions() {
-    let text = include_str!("data/notation/positions.txt");
-    let mut checks = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let (v, fen) = line.split_once('\t').unwrap();
-        let pos = AnyPosition::from_fen(variant(v), fen).unwrap();
-        checks += round_trip(&pos);
-    }
+    let checks: usize = fixture_positions().iter().map(round_trip).sum();
     assert!(checks > 100_000, "{checks}");
 }
 
@@ -64,26 +55,8 @@ fn round_trip_fixture_positions() {
 #[ignore = "needs ../shared (run by .ci/run)"]
 fn round_trip_all_oracle_positions() {
     let Some(dir) = shared() else { return };
-    let (mut checks, mut skipped) = (0, 0);
-    for file in [
-        "xiangqi-positions.jsonl",
-        "xiangqi-endgame-positions.jsonl",
-        "janggi-positions.jsonl",
-    ] {
-        let text = std::fs::read_to_string(dir.join("oracle").join(file)).unwrap();
-        for line in text.lines() {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            let fen = v["fen"].as_str().unwrap();
-            // A few reference positions (after bikjang) are not positions qipu accepts.
-            match AnyPosition::from_fen(variant(v["variant"].as_str().unwrap()), fen) {
-                Ok(pos) => checks += round_trip(&pos),
-                Err(e) => {
-                    skipped += 1;
-                    println!("skipped {fen}: {e}");
-                }
-            }
-        }
-    }
+    let (positions, skipped) = oracle_positions(&dir.join("oracle"));
+    let checks: usize = positions.iter().map(round_trip).sum();
     println!("notation round trips: {checks}; positions skipped: {skipped}");
     assert!(skipped < 20);
 }

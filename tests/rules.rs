@@ -8,7 +8,9 @@ use qipu::rules::{
     Square, Variant, Xiangqi,
 };
 
-use crate::common::{fixture, fs_move, read_jsonl, shared_dir};
+use crate::common::{
+    fixture, fixture_positions, fs_move, oracle_positions, read_jsonl, shared_dir,
+};
 
 /// Published perft counts (Fairy-Stockfish tests/perft.sh and independent xiangqi engines, as
 /// collected in shared/specs/oracle.md §5).
@@ -341,16 +343,7 @@ fn is_legal_agrees_with_the_legal_move_list() {
 /// The same over the notation fixtures' positions (middlegames and endgames of both games).
 #[test]
 fn is_legal_agrees_on_the_notation_positions() {
-    let text = std::fs::read_to_string(fixture("notation/positions.txt")).unwrap();
-    let mut checked = 0;
-    for (variant, fen) in text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .filter_map(|l| l.split_once('\t'))
-    {
-        let pos = AnyPosition::from_fen(variant.parse().unwrap(), fen).unwrap();
-        checked += is_legal_agrees(&pos);
-    }
+    let checked: usize = fixture_positions().iter().map(is_legal_agrees).sum();
     assert!(checked > 1_000_000, "{checked}");
 }
 
@@ -359,18 +352,9 @@ fn is_legal_agrees_on_the_notation_positions() {
 #[ignore = "needs ../shared (run by .ci/run)"]
 fn is_legal_agrees_on_all_oracle_positions() {
     let Some(shared) = shared_dir() else { return };
-    let mut checked = 0;
-    for name in [
-        "xiangqi-positions",
-        "janggi-positions",
-        "xiangqi-endgame-positions",
-    ] {
-        for r in read_jsonl(&shared.join(format!("oracle/{name}.jsonl"))) {
-            let fen = r["fen"].as_str().unwrap();
-            let pos = AnyPosition::from_fen(variant_of(&r), fen).unwrap();
-            checked += is_legal_agrees(&pos);
-        }
-    }
+    let (positions, refused) = oracle_positions(&shared.join("oracle"));
+    assert!(refused < 20, "{refused}");
+    let checked: usize = positions.iter().map(is_legal_agrees).sum();
     eprintln!("is_legal: {checked} moves agree with the oracle positions' move lists");
 }
 

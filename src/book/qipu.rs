@@ -54,7 +54,8 @@
 //!     moves: vec![Move::PASS, "b9c7".parse()?],
 //!     result: None,
 //! };
-//! let built = build::<QipuKeys>([Ok(game)].into_iter(), &BookOptions::for_format(Format::Qipu))?;
+//! // every move of the one game (the default keeps moves of two games or more)
+//! let built = build::<QipuKeys>([Ok(game)].into_iter(), &BookOptions::everything(Format::Qipu))?;
 //! let mut bytes = Vec::new();
 //! write(&built, &mut bytes)?;
 //! let book = QipuBook::from_bytes(bytes)?;

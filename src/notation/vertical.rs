@@ -4,7 +4,7 @@
 //! and the legal moves directly; `describe` picks the xqbase form of a move.
 
 use super::is_legal;
-use crate::rules::{AnyPosition, Board, Color, Move, Piece, Role, Square};
+use crate::rules::{AnyPosition, Board, Color, Move, Role, Square};
 
 /// Direction of a vertical-line move, seen from the mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -120,22 +120,35 @@ impl Group {
     }
 }
 
-/// The mover's pieces of `role` on a board file, front to back.
+/// The squares of each board file as a square set (bit `rank * 9 + file`).
+const FILE_SETS: [u128; 9] = {
+    let mut sets = [0u128; 9];
+    let mut i = 0;
+    while i < 90 {
+        sets[i % 9] |= 1u128 << i;
+        i += 1;
+    }
+    sets
+};
+
+/// The mover's pieces of `role` on a board file, front to back: the mover's occupied squares
+/// of the file, walked from the front, those holding the role kept.
 fn on_file(board: &Board, color: Color, role: Role, file: u8) -> Group {
-    let piece = Some(Piece::new(color, role));
-    let file = file.min(8);
+    let mut bits = board.occupied(color) & FILE_SETS[usize::from(file.min(8))];
     let mut g = Group::new();
-    // Walk from the mover's front to its back.
-    let mut visit = |rank: u8| {
-        if let Some(s) = Square::from_coords(file, rank) {
-            if board.piece_at(s) == piece {
+    while bits != 0 {
+        // The first player's front is the top of the board (high squares), the second's the
+        // bottom.
+        let i = match color {
+            Color::First => 127 - bits.leading_zeros(),
+            Color::Second => bits.trailing_zeros(),
+        };
+        bits &= !(1u128 << i);
+        if let Some(s) = Square::new(i as u8) {
+            if board.piece_at(s).is_some_and(|p| p.role == role) {
                 g.push(s);
             }
         }
-    };
-    match color {
-        Color::First => (0..10).rev().for_each(&mut visit),
-        Color::Second => (0..10).for_each(&mut visit),
     }
     g
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use qipu::rules::{Move, Square};
+use qipu::rules::{AnyPosition, Move, Square};
 
 /// The shared folder (`$QIPU_SHARED` or `../shared` beside the checkout), if present.
 pub fn shared_dir() -> Option<PathBuf> {
@@ -79,4 +79,41 @@ pub fn serve_address(child: &mut std::process::Child) -> Result<String, String> 
         .nth(1)
         .map(|s| s.trim().trim_end_matches('/').to_string())
         .unwrap_or_default())
+}
+
+/// The positions of `tests/data/notation/positions.txt` (every 10th oracle position of both
+/// games).
+pub fn fixture_positions() -> Vec<AnyPosition> {
+    let text = std::fs::read_to_string(fixture("notation/positions.txt")).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let (variant, fen) = l.split_once('\t').unwrap();
+            AnyPosition::from_fen(variant.parse().unwrap(), fen).unwrap()
+        })
+        .collect()
+}
+
+/// The positions (`fen` field) of the three oracle position files under `oracle`, and how many
+/// of them qipu refuses as positions (a few reached after bikjang), each printed.
+pub fn oracle_positions(oracle: &Path) -> (Vec<AnyPosition>, usize) {
+    let (mut positions, mut refused) = (Vec::new(), 0);
+    for file in [
+        "xiangqi-positions.jsonl",
+        "xiangqi-endgame-positions.jsonl",
+        "janggi-positions.jsonl",
+    ] {
+        for v in read_jsonl(&oracle.join(file)) {
+            let fen = v["fen"].as_str().unwrap();
+            let variant = v["variant"].as_str().unwrap().parse().unwrap();
+            match AnyPosition::from_fen(variant, fen) {
+                Ok(pos) => positions.push(pos),
+                Err(e) => {
+                    refused += 1;
+                    println!("skipped {fen}: {e}");
+                }
+            }
+        }
+    }
+    (positions, refused)
 }
