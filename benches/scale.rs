@@ -85,8 +85,8 @@ fn game(openings: &[Vec<Move>], seed: u64, i: u64) -> Game {
     let length = 40 + r.below(101) as usize;
     let mut pos = AnyPosition::new(Variant::Xiangqi);
     for ply in 0..length {
-        let m = if ply < prefix {
-            opening[ply]
+        let m = if let Some(&m) = opening.get(ply).filter(|_| ply < prefix) {
+            m
         } else {
             let legal = pos.legal_moves();
             if legal.is_empty() {

@@ -5,6 +5,7 @@ mod convert;
 mod explore;
 mod export;
 mod import;
+mod players;
 mod position_args;
 mod probe;
 mod rules_cmds;
@@ -45,6 +46,8 @@ enum Command {
     Export(export::ExportArgs),
     /// What is in a database.
     Stats(stats::StatsArgs),
+    /// The players whose name contains a pattern, most games first.
+    Players(players::PlayersArgs),
 }
 
 /// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
@@ -62,6 +65,7 @@ pub fn main() -> ExitCode {
         Command::Explore(args) => explore::explore(&args),
         Command::Export(args) => export::export(&args),
         Command::Stats(args) => stats::stats(&args),
+        Command::Players(args) => players::players(&args),
     };
     match result {
         Ok(code) => code,

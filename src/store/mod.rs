@@ -41,6 +41,7 @@ mod game_facts;
 mod links;
 mod migrate;
 mod model;
+mod players;
 mod ranges;
 mod read;
 mod sql;
@@ -55,8 +56,8 @@ use rusqlite::{Connection, OpenFlags};
 pub use codec::{content_hash, END_OF_GAME};
 pub use filter::{band_floor, rating_band, BucketFilter, Month};
 pub use model::{
-    top_score, DbStats, GameCounts, GameRecord, GameThrough, MoveRow, OpeningRow, PositionKey,
-    PositionStats, StoredGame, VariantCount,
+    top_score, DbStats, GameCounts, GameRecord, GameThrough, MoveRow, OpeningRow, PlayerRow,
+    PositionKey, PositionStats, StoredGame, VariantCount,
 };
 pub use read::GamesIter;
 pub use summary::{LIST_MAX, TOP_KEPT};
