@@ -85,8 +85,8 @@ fn game(openings: &[Vec<Move>], seed: u64, i: u64) -> Game {
     let length = 40 + r.below(101) as usize;
     let mut pos = AnyPosition::new(Variant::Xiangqi);
     for ply in 0..length {
-        let m = if ply < prefix {
-            opening[ply]
+        let m = if let Some(&m) = opening.get(ply).filter(|_| ply < prefix) {
+            m
         } else {
             let legal = pos.legal_moves();
             if legal.is_empty() {
@@ -316,6 +316,30 @@ fn query(db: &str, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
             let p = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
             println!(
                 "ply {ply:<4} {name:<18} {games:>9} {:>10.3} {:>10.3}",
+                p(0.5),
+                p(0.99)
+            );
+        }
+    }
+    // One player's games (the most frequent name of the corpus) at the same positions.
+    let Some(player) = store.players("player", 1)?.into_iter().next() else {
+        return Ok(());
+    };
+    for (ply, key) in &at {
+        for (name, filter) in filters.iter().take(2) {
+            let mut times = Vec::with_capacity(reps);
+            let mut games = 0;
+            for _ in 0..reps {
+                let t = Instant::now();
+                let rows = store.player_moves(&player.name, None, *key, filter)?;
+                times.push(t.elapsed().as_secs_f64() * 1000.0);
+                games = rows.iter().map(|r| r.counts.games).sum::<u64>();
+            }
+            times.sort_by(f64::total_cmp);
+            let p = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+            println!(
+                "ply {ply:<4} {:<18} {games:>9} {:>10.3} {:>10.3}",
+                format!("{} {name}", player.name),
                 p(0.5),
                 p(0.99)
             );

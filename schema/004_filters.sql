@@ -21,6 +21,28 @@ CREATE TABLE game_facts (
 -- A busy position's sums per (move, bucket) (see src/store/buckets.rs).
 ALTER TABLE positions ADD COLUMN buckets BLOB;
 
+-- The player index: players by folded name (formats::names::fold) with the name as written
+-- most often and their games; every written form with its games; each player's games by
+-- side (0 first, 1 second).
+CREATE TABLE players (
+    id      INTEGER PRIMARY KEY,
+    folded  TEXT NOT NULL UNIQUE,
+    name    TEXT NOT NULL,
+    games   INTEGER NOT NULL
+);
+CREATE TABLE player_names (
+    player  INTEGER NOT NULL,
+    name    TEXT NOT NULL,
+    games   INTEGER NOT NULL,
+    PRIMARY KEY (player, name)
+) WITHOUT ROWID;
+CREATE TABLE player_games (
+    player  INTEGER NOT NULL,
+    side    INTEGER NOT NULL,
+    game    INTEGER NOT NULL,
+    PRIMARY KEY (player, side, game)
+) WITHOUT ROWID;
+
 -- Rebuilt below.
 DELETE FROM positions;
 DELETE FROM position_ranges;

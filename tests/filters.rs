@@ -8,35 +8,19 @@ use std::collections::{BTreeMap, HashMap};
 use qipu::{
     formats::{
         facts::{Mode, Speed, TimeControl},
+        names::fold,
         read_path, Game,
     },
     pipeline::{import, ImportOptions},
     rules::{AnyPosition, Color, Move, Outcome, Variant},
-    store::{BucketFilter, MoveRow, PositionKey, Store},
+    store::{BucketFilter, MoveRow, PositionKey, Store, StoredGame},
 };
 
-use crate::common::fixture;
-
-/// A small deterministic generator (splitmix64), so that the facts given to real games are
-/// varied and reproducible.
-struct Mix(u64);
-
-impl Mix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use crate::common::{fixture, Rng};
 
 /// Gives a game varied facts: dates of every precision (and none), zero, one or two ratings,
 /// a clock or a stated speed (or none), a mode (or none).
-fn vary(g: &mut Game, mix: &mut Mix) {
+fn vary(g: &mut Game, mix: &mut Rng) {
     let t = &mut g.tags;
     let y = 1990 + mix.below(36);
     t.date = match mix.below(6) {
@@ -55,12 +39,12 @@ fn vary(g: &mut Game, mix: &mut Mix) {
     match mix.below(4) {
         0 => {
             t.time_control = Some(TimeControl {
-                base_secs: [60, 180, 600, 1800][mix.below(4) as usize],
+                base_secs: [60, 180, 600, 1800][mix.below(4)],
                 increment_secs: mix.below(3) as u32,
             });
             t.speed = None;
         }
-        1 => t.speed = Some(Speed::ALL[mix.below(4) as usize]),
+        1 => t.speed = Some(Speed::ALL[mix.below(4)]),
         _ => {}
     }
     t.mode = match mix.below(3) {
@@ -75,8 +59,15 @@ fn vary(g: &mut Game, mix: &mut Mix) {
 
 /// The bundled sample with varied facts, imported at depth 40.
 fn sample_store() -> Store {
-    let mut mix = Mix(12);
-    let games: Vec<Game> = read_path(&fixture("../../data"))
+    store_of(&[fixture("../../data")])
+}
+
+/// The games of some paths, with varied facts, imported at depth 40.
+fn store_of(paths: &[std::path::PathBuf]) -> Store {
+    let mut mix = Rng(12);
+    let games: Vec<Game> = paths
+        .iter()
+        .flat_map(|p| read_path(p))
         .filter_map(Result::ok)
         .map(|mut g| {
             vary(&mut g, &mut mix);
@@ -242,12 +233,16 @@ fn oracle(
     store: &Store,
     positions: &[PositionKey],
     filters: &[BucketFilter],
+    keep: impl Fn(&StoredGame) -> bool,
 ) -> Vec<HashMap<PositionKey, BTreeMap<u16, MoveRow>>> {
     let wanted: std::collections::HashSet<u64> = positions.iter().map(|k| k.0).collect();
     let mut out = vec![HashMap::new(); filters.len()];
     for variant in Variant::ALL {
         for g in store.games(variant) {
             let g = g.unwrap();
+            if !keep(&g) {
+                continue;
+            }
             let t = &g.tags;
             let facts = Scanned {
                 date: t.date.clone(),
@@ -324,32 +319,34 @@ fn count(row: &mut MoveRow, g: &Scanned) {
     }
 }
 
-/// The start, every position after one and two plies of the sample, and the positions a
-/// few games reach at plies 6, 10 and 20 (quiet ones among them).
+/// For each variant: the start, every position after one ply and six after two, and the
+/// positions some games reach at plies 6, 10 and 20 (quiet ones among them).
 fn positions_of(store: &Store) -> Vec<PositionKey> {
     let mut out = Vec::new();
-    let start = AnyPosition::new(Variant::Xiangqi);
-    out.push(PositionKey(start.key()));
-    for r in store.position(PositionKey(start.key())).unwrap() {
-        let Some(m) = r.mv else { continue };
-        let mut p = start.clone();
-        p.play_unchecked(m);
-        out.push(PositionKey(p.key()));
-        for r2 in store.position(PositionKey(p.key())).unwrap().iter().take(6) {
-            let Some(m2) = r2.mv else { continue };
-            let mut q = p.clone();
-            q.play_unchecked(m2);
-            out.push(PositionKey(q.key()));
-        }
-    }
-    for g in store.games(Variant::Xiangqi).step_by(97) {
-        let g = g.unwrap();
-        let mut p = AnyPosition::from_fen(Variant::Xiangqi, &g.start_fen).unwrap();
-        for (ply, &m) in g.moves.iter().enumerate().take(21) {
-            if [6, 10, 20].contains(&ply) {
-                out.push(PositionKey(p.key()));
-            }
+    for variant in Variant::ALL {
+        let start = AnyPosition::new(variant);
+        out.push(PositionKey(start.key()));
+        for r in store.position(PositionKey(start.key())).unwrap() {
+            let Some(m) = r.mv else { continue };
+            let mut p = start.clone();
             p.play_unchecked(m);
+            out.push(PositionKey(p.key()));
+            for r2 in store.position(PositionKey(p.key())).unwrap().iter().take(6) {
+                let Some(m2) = r2.mv else { continue };
+                let mut q = p.clone();
+                q.play_unchecked(m2);
+                out.push(PositionKey(q.key()));
+            }
+        }
+        for g in store.games(variant).step_by(97) {
+            let g = g.unwrap();
+            let mut p = AnyPosition::from_fen(variant, &g.start_fen).unwrap();
+            for (ply, &m) in g.moves.iter().enumerate().take(21) {
+                if [6, 10, 20].contains(&ply) {
+                    out.push(PositionKey(p.key()));
+                }
+                p.play_unchecked(m);
+            }
         }
     }
     out.sort_unstable();
@@ -359,7 +356,7 @@ fn positions_of(store: &Store) -> Vec<PositionKey> {
 
 fn check(store: &Store, positions: &[PositionKey]) {
     let filters = filters();
-    let want = oracle(store, positions, &filters);
+    let want = oracle(store, positions, &filters, |_| true);
     let mut busy_checked = 0;
     let mut nonempty = 0;
     for (i, f) in filters.iter().enumerate() {
@@ -397,7 +394,7 @@ fn filtered_counts_equal_a_scan_of_the_sample() {
     assert!(positions.len() > 100, "{} positions", positions.len());
     check(&store, &positions);
     // An empty filter is the unfiltered answer.
-    let start = positions[0];
+    let start = PositionKey(AnyPosition::new(Variant::Xiangqi).key());
     assert_eq!(
         store
             .moves_filtered(start, &BucketFilter::default())
@@ -467,4 +464,105 @@ fn a_schema_3_file_migrates_to_what_a_fresh_import_stores() {
         .map(|r| r.counts.games)
         .sum();
     assert!(all > 32, "the start is busy: {all} games");
+}
+
+#[test]
+fn player_moves_equal_a_scan_of_the_players_games() {
+    let store = sample_store();
+    let positions = positions_of(&store);
+    let top = store.players("", 4).unwrap();
+    assert_eq!(top.len(), 4);
+    assert!(top[0].games >= top[3].games && top[3].games > 20, "{top:?}");
+    let filters = [
+        BucketFilter::default(),
+        BucketFilter {
+            since: Some("2005".parse().unwrap()),
+            ..BucketFilter::default()
+        },
+        BucketFilter {
+            min_rating: Some(1600),
+            modes: vec![Mode::Rated],
+            ..BucketFilter::default()
+        },
+    ];
+    let mut kept = 0;
+    for p in &top {
+        // Asked with other spacing and case: the folded name matches.
+        let asked = format!(" {} ", p.name.to_uppercase());
+        for side in [None, Some(Color::First), Some(Color::Second)] {
+            let who = fold(&p.name);
+            let plays = |g: &StoredGame| {
+                let is = |n: &Option<String>| n.as_deref().is_some_and(|n| fold(n) == who);
+                match side {
+                    None => is(&g.tags.first) || is(&g.tags.second),
+                    Some(Color::First) => is(&g.tags.first),
+                    Some(Color::Second) => is(&g.tags.second),
+                }
+            };
+            let want = oracle(&store, &positions, &filters, plays);
+            for (i, f) in filters.iter().enumerate() {
+                for &key in &positions {
+                    let got = store.player_moves(&asked, side, key, f).unwrap();
+                    let expected: Vec<MoveRow> = want[i]
+                        .get(&key)
+                        .map(|rows| rows.values().cloned().collect())
+                        .unwrap_or_default();
+                    assert_eq!(got, expected, "{asked} {side:?} {f:?} at {key}");
+                    kept += got.len();
+                }
+            }
+        }
+    }
+    assert!(kept > 100, "rows kept: {kept}");
+    // A part of the name finds them.
+    let part: String = top[0].name.chars().skip(1).take(2).collect();
+    let found = store.players(&part, 50).unwrap();
+    assert!(found.iter().any(|p| p == &top[0]), "{found:?}");
+    assert!(store
+        .players("no such player anywhere", 5)
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn filtered_and_player_counts_equal_a_scan_of_the_shared_corpus() {
+    let Some(shared) = crate::common::shared_dir() else {
+        panic!("no ../shared");
+    };
+    let store = store_of(&[
+        shared.join("data/xiangqi/ccpd"),
+        shared.join("data/janggi/gib"),
+    ]);
+    let positions = positions_of(&store);
+    assert!(positions.len() > 500, "{} positions", positions.len());
+    check(&store, &positions);
+    let top = store.players("", 3).unwrap();
+    let filters = [
+        BucketFilter::default(),
+        BucketFilter {
+            since: Some("2010-06".parse().unwrap()),
+            max_rating: Some(2199),
+            ..BucketFilter::default()
+        },
+    ];
+    for p in &top {
+        let who = fold(&p.name);
+        let plays = |g: &StoredGame| {
+            [&g.tags.first, &g.tags.second]
+                .iter()
+                .any(|n| n.as_deref().is_some_and(|n| fold(n) == who))
+        };
+        let want = oracle(&store, &positions, &filters, plays);
+        for (i, f) in filters.iter().enumerate() {
+            for &key in &positions {
+                let got = store.player_moves(&p.name, None, key, f).unwrap();
+                let expected: Vec<MoveRow> = want[i]
+                    .get(&key)
+                    .map(|rows| rows.values().cloned().collect())
+                    .unwrap_or_default();
+                assert_eq!(got, expected, "{} {f:?} at {key}", p.name);
+            }
+        }
+    }
 }

@@ -6,6 +6,7 @@ mod convert;
 mod explore;
 mod export;
 mod import;
+mod players;
 mod position_args;
 mod probe;
 mod rules_cmds;
@@ -48,6 +49,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Score the moves of the database's opening tree with a UCI engine.
     Analyse(analyse::AnalyseArgs),
+    /// The players whose name contains a pattern, most games first.
+    Players(players::PlayersArgs),
 }
 
 /// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
@@ -66,6 +69,7 @@ pub fn main() -> ExitCode {
         Command::Export(args) => export::export(&args),
         Command::Stats(args) => stats::stats(&args),
         Command::Analyse(args) => analyse::analyse(&args),
+        Command::Players(args) => players::players(&args),
     };
     match result {
         Ok(code) => code,

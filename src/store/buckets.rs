@@ -50,35 +50,48 @@ pub(super) struct Buckets {
 }
 
 impl Buckets {
-    /// Counts one game that played `mv` (a move code) here.
-    pub(super) fn add(&mut self, mv: u16, g: &GameFacts) {
-        let i = match self.moves.binary_search_by_key(&mv, |m| m.0) {
-            Ok(i) => i,
-            Err(i) => {
-                self.moves.insert(i, (mv, Vec::new()));
-                i
+    /// Counts games, each with the move code it played here: sorted by (move, bucket) and
+    /// merged with the cells in one pass (inserting them one by one would shift a busy
+    /// position's tens of thousands of cells for every new one).
+    pub(super) fn add(&mut self, games: &mut [(u16, GameFacts)]) {
+        games.sort_unstable_by_key(|(mv, g)| (*mv, g.bucket));
+        for group in games.chunk_by(|a, b| a.0 == b.0) {
+            let mv = group[0].0;
+            let i = match self.moves.binary_search_by_key(&mv, |m| m.0) {
+                Ok(i) => i,
+                Err(i) => {
+                    self.moves.insert(i, (mv, Vec::new()));
+                    i
+                }
+            };
+            let old = std::mem::take(&mut self.moves[i].1);
+            let mut cells = Vec::with_capacity(old.len() + group.len());
+            let mut old = old.into_iter().peekable();
+            for (_, g) in group {
+                while let Some(c) = old.next_if(|c| c.bucket < g.bucket) {
+                    cells.push(c);
+                }
+                let c = match cells.last_mut() {
+                    Some(c) if c.bucket == g.bucket => c,
+                    _ => {
+                        let c = old.next_if(|c| c.bucket == g.bucket).unwrap_or(Cell {
+                            bucket: g.bucket,
+                            first_day: g.day,
+                            last_day: g.day,
+                            ..Cell::default()
+                        });
+                        cells.push(c);
+                        let n = cells.len();
+                        &mut cells[n - 1]
+                    }
+                };
+                c.counts.add_game(g.result, g.ratings);
+                c.first_day = c.first_day.min(g.day);
+                c.last_day = c.last_day.max(g.day);
             }
-        };
-        let cells = &mut self.moves[i].1;
-        let j = match cells.binary_search_by_key(&g.bucket, |c| c.bucket) {
-            Ok(j) => j,
-            Err(j) => {
-                cells.insert(
-                    j,
-                    Cell {
-                        bucket: g.bucket,
-                        first_day: g.day,
-                        last_day: g.day,
-                        ..Cell::default()
-                    },
-                );
-                j
-            }
-        };
-        let c = &mut cells[j];
-        c.counts.add_game(g.result, g.ratings);
-        c.first_day = c.first_day.min(g.day);
-        c.last_day = c.last_day.max(g.day);
+            cells.extend(old);
+            self.moves[i].1 = cells;
+        }
     }
 
     /// The blob stored in `positions.buckets`.
@@ -96,19 +109,9 @@ impl Buckets {
                 varint::put(&mut out, u64::from(c.bucket - prev));
                 prev = c.bucket;
                 body.clear();
-                let n = &c.counts;
-                for v in [
-                    n.games,
-                    n.first_wins,
-                    n.draws,
-                    n.second_wins,
-                    n.rating_sum,
-                    n.rating_count,
-                    u64::from(c.first_day),
-                    u64::from(c.last_day),
-                ] {
-                    varint::put(&mut body, v);
-                }
+                varint::put_counts(&mut body, &c.counts);
+                varint::put(&mut body, u64::from(c.first_day));
+                varint::put(&mut body, u64::from(c.last_day));
                 varint::put(&mut out, body.len() as u64);
                 out.extend_from_slice(&body);
             }
@@ -226,14 +229,7 @@ fn walk(
                 continue;
             }
             let end = r.offset() + len;
-            let counts = GameCounts {
-                games: r.u64()?,
-                first_wins: r.u64()?,
-                draws: r.u64()?,
-                second_wins: r.u64()?,
-                rating_sum: r.u64()?,
-                rating_count: r.u64()?,
-            };
+            let counts = r.counts()?;
             let (first_day, last_day): (u8, u8) = (r.int()?, r.int()?);
             if r.offset() != end {
                 return Err(StoreError::Corrupt("buckets blob: bad cell length".into()));
@@ -283,9 +279,19 @@ mod tests {
                 None,
             );
             let mv = if i == 7 { END_OF_GAME } else { h2e2 };
-            b.add(mv, &g);
             games.push((mv, g, i % 4 != 0));
         }
+        // Added in three lots, as three batches would, merging into the cells of the first.
+        for lot in [0..20, 20..21, 21..50] {
+            let mut lot: Vec<(u16, GameFacts)> =
+                games[lot].iter().map(|(mv, g, _)| (*mv, *g)).collect();
+            b.add(&mut lot);
+        }
+        let mut one_by_one = Buckets::default();
+        for (mv, g, _) in games.iter().rev() {
+            one_by_one.add(&mut [(*mv, *g)]);
+        }
+        assert_eq!(one_by_one, b);
         let blob = b.encode();
         assert_eq!(Buckets::decode(&blob).unwrap(), b);
         let filter = BucketFilter {

@@ -5,6 +5,7 @@ use rusqlite::Connection;
 
 use super::{
     model::{PositionKey, StoredGame},
+    players::Players,
     sql,
     summary::Facts,
     write::Counted,
@@ -150,6 +151,15 @@ impl Store {
                 for c in &counted {
                     insert.execute(rusqlite::params![c.id, c.game.encode()])?;
                 }
+                let players: Vec<Players<'_>> = chunk
+                    .iter()
+                    .map(|g| Players {
+                        id: g.id,
+                        first: g.tags.first.as_deref(),
+                        second: g.tags.second.as_deref(),
+                    })
+                    .collect();
+                self.index_players(&players)?;
                 self.add_positions(&counted)?;
             }
         }

@@ -220,6 +220,15 @@ impl GameThrough {
     }
 }
 
+/// A player found by [`super::Store::players`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerRow {
+    /// The name as written most often.
+    pub name: String,
+    /// Games they played (either side).
+    pub games: u64,
+}
+
 /// An opening label and how many games through the position carry it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpeningRow {

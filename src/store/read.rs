@@ -228,7 +228,7 @@ fn sort_openings(mut openings: Vec<OpeningRow>) -> Vec<OpeningRow> {
 
 impl Store {
     /// How the range rows record a key: `None` if no stored game went through it.
-    fn entry(&self, key: PositionKey) -> Result<Option<Entry>, StoreError> {
+    pub(super) fn entry(&self, key: PositionKey) -> Result<Option<Entry>, StoreError> {
         let rowid = key.to_rowid();
         let mut stmt = self.conn.prepare_cached(sql::RANGE_AT)?;
         let found = stmt
@@ -326,7 +326,7 @@ impl Store {
     /// ```
     /// use qipu::formats::{Game, MoveNode, Source};
     /// use qipu::rules::{AnyPosition, Outcome, Variant};
-    /// use qipu::store::{GameRecord, Store};
+    /// use qipu::store::{GameRecord, PositionKey, Store};
     /// let mut store = Store::open_in_memory()?;
     /// let records: Vec<GameRecord> = ["h2e2 h9g7", "c3c4", "h2e2 b9c7"]
     ///     .iter()
@@ -339,7 +339,7 @@ impl Store {
     ///     })
     ///     .collect();
     /// store.write_batch(&records)?;
-    /// let start = store.lookup(AnyPosition::new(Variant::Xiangqi).key(), 2)?;
+    /// let start = store.lookup(PositionKey(AnyPosition::new(Variant::Xiangqi).key()), 2)?;
     /// let mut games: Vec<(String, u64)> =
     ///     start.moves.iter().map(|r| (r.mv.unwrap().to_string(), r.counts.games)).collect();
     /// games.sort();
@@ -470,24 +470,9 @@ impl Store {
                 let mut rows: Vec<MoveRow> = Vec::new();
                 for l in &links {
                     let g = self.game_facts(l.game)?;
-                    if !matcher.passes(g.bucket) {
-                        continue;
+                    if matcher.passes(g.bucket) {
+                        add_counted(&mut rows, l.mv, &g)?;
                     }
-                    let mv = move_from_code(l.mv)?;
-                    let i = match rows.binary_search_by_key(&l.mv, |r| move_code(r.mv)) {
-                        Ok(i) => i,
-                        Err(i) => {
-                            rows.insert(
-                                i,
-                                MoveRow {
-                                    mv,
-                                    ..MoveRow::default()
-                                },
-                            );
-                            i
-                        }
-                    };
-                    rows[i].add_game(g.result, g.ratings, g.date().as_deref());
                 }
                 Ok(rows)
             }
@@ -682,6 +667,30 @@ impl Store {
             top_events,
         })
     }
+}
+
+/// Counts a game that played `code` into move rows kept sorted by move code.
+pub(super) fn add_counted(
+    rows: &mut Vec<MoveRow>,
+    code: u16,
+    g: &GameFacts,
+) -> Result<(), StoreError> {
+    let i = match rows.binary_search_by_key(&code, |r| move_code(r.mv)) {
+        Ok(i) => i,
+        Err(i) => {
+            let mv = move_from_code(code)?;
+            rows.insert(
+                i,
+                MoveRow {
+                    mv,
+                    ..MoveRow::default()
+                },
+            );
+            i
+        }
+    };
+    rows[i].add_game(g.result, g.ratings, g.date().as_deref());
+    Ok(())
 }
 
 /// The best `n` of some games: best rated first, then latest, then by id.

@@ -37,6 +37,30 @@ pub(super) const BUSY_ROW: &str = "SELECT summary, links, buckets FROM positions
 /// A busy position's buckets alone.
 pub(super) const BUSY_BUCKETS: &str = "SELECT buckets FROM positions WHERE key = ?1";
 
+/// A player's id by folded name.
+pub(super) const PLAYER_BY_FOLDED: &str = "SELECT id FROM players WHERE folded = ?1";
+/// A new player (their name forms and games are added next).
+pub(super) const INSERT_PLAYER: &str =
+    "INSERT INTO players (folded, name, games) VALUES (?1, ?2, 0)";
+/// A game of a player on a side.
+pub(super) const INSERT_PLAYER_GAME: &str =
+    "INSERT OR IGNORE INTO player_games (player, side, game) VALUES (?1, ?2, ?3)";
+/// Counts games under one written form of a player's name.
+pub(super) const ADD_PLAYER_NAME: &str = "INSERT INTO player_names (player, name, games) \
+    VALUES (?1, ?2, ?3) ON CONFLICT (player, name) DO UPDATE SET games = games + excluded.games";
+/// Refreshes a player's games and most frequent written name.
+pub(super) const UPDATE_PLAYER: &str = "UPDATE players SET \
+    games = (SELECT sum(games) FROM player_names WHERE player = ?1), \
+    name = (SELECT name FROM player_names WHERE player = ?1 ORDER BY games DESC, name LIMIT 1) \
+    WHERE id = ?1";
+/// Players whose folded name contains a folded pattern, most games first.
+pub(super) const FIND_PLAYERS: &str = "SELECT name, games FROM players \
+    WHERE instr(folded, ?1) > 0 ORDER BY games DESC, name LIMIT ?2";
+/// A player's games, with the side they played.
+pub(super) const PLAYER_GAMES: &str = "SELECT side, game FROM player_games WHERE player = ?1";
+/// A game's variant, start and moves.
+pub(super) const GAME_LINE: &str = "SELECT variant, start_fen, moves FROM games WHERE id = ?1";
+
 /// A game's facts (see `game_facts`).
 pub(super) const GAME_FACTS: &str = "SELECT facts FROM game_facts WHERE id = ?1";
 /// Stores a game's facts.

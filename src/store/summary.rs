@@ -19,12 +19,12 @@
 //! string   = varint byte length, UTF-8 bytes (empty = none)
 //! ```
 
-use super::game_facts::GameFacts;
 use super::{
+    game_facts::GameFacts,
     links::{move_code, move_from_code, Link},
     model::{top_score, MoveRow, OpeningRow},
     varint::{self, Reader},
-    GameCounts, StoreError,
+    StoreError,
 };
 use crate::{
     formats::facts::{Mode, Speed, Termination},
@@ -179,17 +179,7 @@ impl Summary {
         varint::put(&mut out, self.moves.len() as u64);
         for m in &self.moves {
             varint::put(&mut out, u64::from(move_code(m.mv)));
-            let c = &m.counts;
-            for n in [
-                c.games,
-                c.first_wins,
-                c.draws,
-                c.second_wins,
-                c.rating_sum,
-                c.rating_count,
-            ] {
-                varint::put(&mut out, n);
-            }
+            varint::put_counts(&mut out, &m.counts);
             varint::put_str(&mut out, m.first_date.as_deref());
             varint::put_str(&mut out, m.last_date.as_deref());
         }
@@ -220,14 +210,7 @@ impl Summary {
         let mut moves = Vec::with_capacity(n.min(1024));
         for _ in 0..n {
             let mv = move_from_code(r.int()?)?;
-            let counts = GameCounts {
-                games: r.u64()?,
-                first_wins: r.u64()?,
-                draws: r.u64()?,
-                second_wins: r.u64()?,
-                rating_sum: r.u64()?,
-                rating_count: r.u64()?,
-            };
+            let counts = r.counts()?;
             moves.push(MoveRow {
                 mv,
                 counts,

@@ -1,7 +1,7 @@
 //! LEB128 variable-length integers, the number encoding of the `positions` blobs: seven bits
 //! a byte, least significant group first, high bit set on every byte but the last.
 
-use super::StoreError;
+use super::{model::GameCounts, StoreError};
 
 /// Appends `n` (1 byte below 128, at most 10 bytes).
 pub(super) fn put(out: &mut Vec<u8>, mut n: u64) {
@@ -94,6 +94,35 @@ impl<'a> Reader<'a> {
             .map_err(|_| self.corrupt("text is not UTF-8"))?;
         self.pos = end;
         Ok((!s.is_empty()).then(|| s.to_string()))
+    }
+}
+
+/// Appends a [`GameCounts`] as six varints: games, first wins, draws, second wins, rating
+/// sum, rating count (the order every blob that holds counts uses).
+pub(super) fn put_counts(out: &mut Vec<u8>, c: &GameCounts) {
+    for n in [
+        c.games,
+        c.first_wins,
+        c.draws,
+        c.second_wins,
+        c.rating_sum,
+        c.rating_count,
+    ] {
+        put(out, n);
+    }
+}
+
+impl Reader<'_> {
+    /// Reads counts written by [`put_counts`].
+    pub(super) fn counts(&mut self) -> Result<GameCounts, StoreError> {
+        Ok(GameCounts {
+            games: self.u64()?,
+            first_wins: self.u64()?,
+            draws: self.u64()?,
+            second_wins: self.u64()?,
+            rating_sum: self.u64()?,
+            rating_count: self.u64()?,
+        })
     }
 }
 

@@ -10,6 +10,7 @@ use super::{
     game_facts::GameFacts,
     links::{encode_links, move_code, Link},
     model::{GameRecord, PositionKey},
+    players::Players,
     ranges::{self, Entry, Packer},
     read::at_position,
     sql,
@@ -84,6 +85,7 @@ impl Store {
         let tx = self.conn.unchecked_transaction()?;
         let mut out = BatchOutcome::default();
         let mut counted = Vec::with_capacity(records.len());
+        let mut players = Vec::with_capacity(records.len());
         // Paths this batch added, and whether a new game was stored from them.
         let mut added: HashMap<i64, (&str, bool)> = HashMap::new();
         {
@@ -142,6 +144,11 @@ impl Store {
                 let facts = Facts::of(r.result, &r.tags, r.opening_label.as_deref());
                 let game = facts.game_facts();
                 insert_facts.execute(rusqlite::params![id, game.encode()])?;
+                players.push(Players {
+                    id,
+                    first: t.first.as_deref(),
+                    second: t.second.as_deref(),
+                });
                 counted.push(Counted {
                     id,
                     facts,
@@ -158,6 +165,7 @@ impl Store {
             }
         }
         self.add_positions(&counted)?;
+        self.index_players(&players)?;
         tx.commit()?;
         Ok(out)
     }
@@ -220,9 +228,12 @@ impl Store {
                 // The position becomes busy: its summary counts the games it had, then these.
                 let (mut summary, had) = self.summarize(&old)?;
                 let mut buckets = Buckets::default();
-                for (l, g) in old.iter().zip(&had) {
-                    buckets.add(l.mv, &g.facts().game_facts());
-                }
+                let mut games: Vec<(u16, GameFacts)> = old
+                    .iter()
+                    .zip(&had)
+                    .map(|(l, g)| (l.mv, g.facts().game_facts()))
+                    .collect();
+                buckets.add(&mut games);
                 add_all(&mut summary, &mut buckets, &new())?;
                 self.write_busy(key, &summary, &merged, &buckets)?;
                 range.out.push_busy(key.to_rowid());
@@ -404,8 +415,9 @@ fn add_all(
 ) -> Result<(), StoreError> {
     for (l, g) in games {
         s.add(l.game, l.mv, &g.facts)?;
-        b.add(l.mv, &g.game);
     }
+    let mut counted: Vec<(u16, GameFacts)> = games.iter().map(|(l, g)| (l.mv, g.game)).collect();
+    b.add(&mut counted);
     Ok(())
 }
 

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Scale benchmark (issue 12 item 6): a seeded synthetic corpus of N games (default 1,000,000;
+# `bash scripts/bench-scale.sh 200000` for a quicker run; SEED=… to change the corpus), made by
+# qipu's own rules (benches/scale.rs: real openings from data/ continued by random legal moves,
+# dates 1990–2026, 50k players with ratings, clocks, rated/casual).
+#
+# Prints: the PGN's size; `qipu import` of it (games/s, peak RSS from /usr/bin/time -v,
+# database bytes / PGN bytes); the same games loaded with their speed and mode (the PGN reader
+# of this build does not read TimeControl/mode yet), its size ratio; and p50/p99 of
+# `Store::moves_filtered` unfiltered and under each filter at the start, at ply 2 and ply 10
+# (following the most played move). No ../shared needed. Work files go to target/bench-scale
+# (several GB at 1M games); delete them after.
+#
+# Not measured here: `qipu serve` requests/s with filters (the explorer is not yet wired to
+# Store::moves_filtered).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-1000000}
+SEED=${SEED:-1}
+dir=target/bench-scale
+mkdir -p "$dir"
+cargo build --release --quiet
+cargo bench --no-run --quiet --bench scale 2>/dev/null
+SCALE=$(ls -t target/release/deps/scale-* | grep -v '\.d$' | head -1)
+pgn=$dir/synthetic-$N-$SEED.pgn
+if [ ! -s "$pgn" ]; then "$SCALE" pgn "$N" "$SEED" "$pgn"; fi
+pgn_bytes=$(stat -c %s "$pgn")
+echo "corpus: $N games, $pgn_bytes bytes of PGN ($pgn)"
+
+db=$dir/import-$N.db
+rm -f "$db" "$db"-wal "$db"-shm
+/usr/bin/time -v target/release/qipu import "$pgn" --db "$db" --json > "$dir/import.json" 2> "$dir/import.time"
+python3 - "$dir/import.json" "$dir/import.time" "$pgn_bytes" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", open(sys.argv[2]).read()).group(1))
+pgn = int(sys.argv[3])
+print(f"qipu import: {r['imported']} games in {r['seconds']:.1f} s = {r['games_per_second']:.0f} games/s, "
+      f"peak RSS {rss/1024:.0f} MiB, db {r['db_bytes']} bytes = {r['db_bytes']/pgn:.3f} x PGN")
+PY
+
+db2=$dir/load-$N.db
+rm -f "$db2" "$db2"-wal "$db2"-shm
+/usr/bin/time -v "$SCALE" load "$N" "$SEED" "$db2" 2> "$dir/load.time"
+python3 - "$dir/load.time" "$db2" "$pgn_bytes" <<'PY'
+import os, re, sys
+rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", open(sys.argv[1]).read()).group(1))
+size = os.path.getsize(sys.argv[2]); pgn = int(sys.argv[3])
+print(f"load with speed and mode: peak RSS {rss/1024:.0f} MiB, db {size} bytes = {size/pgn:.3f} x PGN")
+PY
+sqlite3 "$db2" "SELECT 'positions rows', count(*), sum(length(summary)), sum(length(links)), sum(length(buckets)) FROM positions; SELECT 'range rows', count(*), sum(length(entries)) FROM position_ranges; SELECT 'game_facts', count(*), sum(length(facts)) FROM game_facts;" 2>/dev/null | tr '|' ' ' || true
+
+echo "library calls on the loaded database (Store::moves_filtered, ${REPS:-200} runs each):"
+"$SCALE" query "$db2" "${REPS:-200}"

@@ -1,0 +1,230 @@
+//! The player index: each player's games by side, keyed by the folded name
+//! ([`crate::formats::names::fold`]), and the names as written. Written with each batch (and
+//! rebuilt by the schema-4 migration); read by [`Store::players`] (substring search) and
+//! [`Store::player_moves`] (one player's moves at a position, without scanning games).
+
+use std::collections::HashMap;
+
+use rusqlite::OptionalExtension;
+
+use super::{
+    filter::BucketFilter,
+    links::move_code,
+    model::{MoveRow, PlayerRow, PositionKey},
+    ranges::Entry,
+    read::add_counted,
+    sql, Store, StoreError,
+};
+use crate::{
+    formats::{distinct_positions, names::fold},
+    rules::{AnyPosition, Color},
+};
+
+/// Side codes in `player_games`.
+fn side_code(c: Color) -> i64 {
+    match c {
+        Color::First => 0,
+        Color::Second => 1,
+    }
+}
+
+/// A new game's players, for the index: its id and the names as written.
+pub(super) struct Players<'a> {
+    pub id: i64,
+    pub first: Option<&'a str>,
+    pub second: Option<&'a str>,
+}
+
+impl Store {
+    /// Adds games to the player index, in the caller's transaction.
+    pub(super) fn index_players(&self, games: &[Players<'_>]) -> Result<(), StoreError> {
+        // Each folded name of the batch once: its id, and how often each written form occurs.
+        let mut ids: HashMap<String, i64> = HashMap::new();
+        let mut forms: HashMap<(i64, &str), u64> = HashMap::new();
+        let mut find = self.conn.prepare_cached(sql::PLAYER_BY_FOLDED)?;
+        let mut insert = self.conn.prepare_cached(sql::INSERT_PLAYER)?;
+        let mut link = self.conn.prepare_cached(sql::INSERT_PLAYER_GAME)?;
+        for g in games {
+            for (side, name) in [(Color::First, g.first), (Color::Second, g.second)] {
+                let Some(name) = name.map(str::trim).filter(|n| !n.is_empty()) else {
+                    continue;
+                };
+                let folded = fold(name);
+                if folded.is_empty() {
+                    continue;
+                }
+                let id = match ids.get(&folded) {
+                    Some(&id) => id,
+                    None => {
+                        let id = match find
+                            .query_row([&folded], |r| r.get::<_, i64>(0))
+                            .optional()?
+                        {
+                            Some(id) => id,
+                            None => {
+                                insert.execute(rusqlite::params![folded, name])?;
+                                self.conn.last_insert_rowid()
+                            }
+                        };
+                        ids.insert(folded, id);
+                        id
+                    }
+                };
+                link.execute(rusqlite::params![id, side_code(side), g.id])?;
+                *forms.entry((id, name)).or_default() += 1;
+            }
+        }
+        let mut add_form = self.conn.prepare_cached(sql::ADD_PLAYER_NAME)?;
+        let mut touched: Vec<i64> = Vec::with_capacity(ids.len());
+        for ((id, name), n) in &forms {
+            add_form.execute(rusqlite::params![id, name, *n as i64])?;
+            touched.push(*id);
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        let mut update = self.conn.prepare_cached(sql::UPDATE_PLAYER)?;
+        for id in touched {
+            update.execute([id])?;
+        }
+        Ok(())
+    }
+
+    /// Players whose folded name contains the folded `pattern`, most games first (then by
+    /// name): each with the name as written most often and their games. An empty pattern
+    /// lists every player.
+    ///
+    /// ```
+    /// use qipu::formats::{Game, MoveNode, Source};
+    /// use qipu::rules::Variant;
+    /// use qipu::store::{GameRecord, Store};
+    /// let mut store = Store::open_in_memory()?;
+    /// let records: Vec<GameRecord> = [("Hu Ronghua", "Lü Qin"), ("HU RONGHUA", "Xu Tianhong"), ("Hu Ronghua", "Lü Qin")]
+    ///     .iter()
+    ///     .enumerate()
+    ///     .map(|(i, (a, b))| {
+    ///         let mut g = Game::new(Variant::Xiangqi, Source { file: "x".into(), index: i });
+    ///         g.moves = vec![MoveNode::new(["h2e2", "c3c4", "b2e2"][i])];
+    ///         g.tags.first = Some(a.to_string());
+    ///         g.tags.second = Some(b.to_string());
+    ///         GameRecord::from_game(&g, 40).unwrap()
+    ///     })
+    ///     .collect();
+    /// store.write_batch(&records)?;
+    /// let found = store.players("ronghua", 10)?;
+    /// assert_eq!(found.len(), 1);
+    /// assert_eq!((found[0].name.as_str(), found[0].games), ("Hu Ronghua", 3));
+    /// assert_eq!(store.players("", 10)?.len(), 3);
+    /// # Ok::<_, qipu::store::StoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn players(&self, pattern: &str, limit: usize) -> Result<Vec<PlayerRow>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql::FIND_PLAYERS)?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = stmt.query_map(rusqlite::params![fold(pattern), limit], |r| {
+            Ok(PlayerRow {
+                name: r.get(0)?,
+                games: u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The moves one player's games played at a position (by key), counting only the games
+    /// that pass `filter`, like [`Store::moves_filtered`]: `player` is matched after folding
+    /// (the whole folded name, not a part of it), `side` keeps only the games where they
+    /// played that side. Reads the player's game ids from the index, and then, for a quiet
+    /// position, its at most `LIST_MAX` links; for a busy one, replays the player's games to
+    /// the depth limit (no other game is read).
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails or a row is corrupt.
+    pub fn player_moves(
+        &self,
+        player: &str,
+        side: Option<Color>,
+        key: PositionKey,
+        filter: &BucketFilter,
+    ) -> Result<Vec<MoveRow>, StoreError> {
+        let folded = fold(player);
+        let Some(id) = self
+            .conn
+            .prepare_cached(sql::PLAYER_BY_FOLDED)?
+            .query_row([&folded], |r| r.get::<_, i64>(0))
+            .optional()?
+        else {
+            return Ok(Vec::new());
+        };
+        let mut stmt = self.conn.prepare_cached(sql::PLAYER_GAMES)?;
+        let mut games: Vec<i64> = stmt
+            .query_map(rusqlite::params![id], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+            })?
+            .filter_map(|row| match row {
+                Ok((s, g)) if side.is_none_or(|c| side_code(c) == s) => Some(Ok(g)),
+                Ok(_) => None,
+                Err(e) => Some(Err(e)),
+            })
+            .collect::<Result<_, _>>()?;
+        games.sort_unstable();
+        games.dedup();
+        // (game, move code) of the player's games through the position.
+        let mut through: Vec<(i64, u16)> = Vec::new();
+        match self.entry(key)? {
+            None => return Ok(Vec::new()),
+            Some(Entry::Quiet(links)) => {
+                for l in links {
+                    if games.binary_search(&l.game).is_ok() {
+                        through.push((l.game, l.mv));
+                    }
+                }
+            }
+            Some(Entry::Busy) => {
+                let max_ply = self.max_ply()?.unwrap_or(super::DEFAULT_MAX_PLY);
+                let mut moves_of = self.conn.prepare_cached(sql::GAME_LINE)?;
+                for &g in &games {
+                    let line = moves_of
+                        .query_row([g], |r| {
+                            Ok((
+                                r.get::<_, i64>(0)?,
+                                r.get::<_, Option<String>>(1)?,
+                                r.get::<_, Vec<u8>>(2)?,
+                            ))
+                        })
+                        .optional()?;
+                    let Some((variant, fen, blob)) = line else {
+                        return Err(StoreError::Corrupt(format!(
+                            "player index: game {g} is not stored"
+                        )));
+                    };
+                    let variant = super::codec::variant_from_code(variant)
+                        .ok_or_else(|| StoreError::Corrupt(format!("game {g}: bad variant")))?;
+                    let moves = super::codec::unpack_moves(&blob)
+                        .ok_or_else(|| StoreError::Corrupt(format!("game {g}: bad moves")))?;
+                    let start = match fen {
+                        None => AnyPosition::new(variant),
+                        Some(f) => AnyPosition::from_fen(variant, &f).map_err(|e| {
+                            StoreError::Corrupt(format!("game {g}: start position: {e}"))
+                        })?,
+                    };
+                    if let Some(&(_, mv)) = distinct_positions(&start, &moves, max_ply)
+                        .iter()
+                        .find(|p| p.0 == key.0)
+                    {
+                        through.push((g, move_code(mv)));
+                    }
+                }
+            }
+        }
+        let matcher = filter.matcher();
+        let mut rows: Vec<MoveRow> = Vec::new();
+        for (g, code) in through {
+            let f = self.game_facts(g)?;
+            if matcher.passes(f.bucket) {
+                add_counted(&mut rows, code, &f)?;
+            }
+        }
+        Ok(rows)
+    }
+}
