@@ -7,7 +7,9 @@ use serde_json::json;
 
 use super::{position_args::VariantArg, CliError};
 use crate::{
-    book::{self, BookError, BookGame, BookOptions, EvalFilter, ForSide, Format, MirrorMode, Weights},
+    book::{
+        self, BookError, BookGame, BookOptions, EvalFilter, ForSide, Format, MirrorMode, Weights,
+    },
     formats::{read_path, replay, Game, MoveNode},
     rules::{AnyPosition, Color, Variant},
     store::Store,

@@ -53,7 +53,10 @@ use crate::{
     formats::names::fold,
     notation::{render, Line, Notation},
     rules::{AnyPosition, Move, Variant},
-    store::{GameCounts, GameThrough, MoveRow, PositionKey, PositionStats, Store, StoreError},
+    store::{
+        BucketFilter, GameCounts, GameThrough, Month, MoveRow, PositionKey, PositionStats, Store,
+        StoreError, TOP_KEPT,
+    },
 };
 
 /// Why a query could not be answered.
@@ -124,23 +127,46 @@ fn mirror_key(pos: &AnyPosition) -> Result<Option<u64>, Error> {
     Ok((k != pos.key()).then_some(k))
 }
 
-/// What the filter sees of a game through a position. Speed and mode are not stored with
-/// the games yet, so they are unknown here (and a speed or mode filter lets no game through).
+/// What the filter sees of a game through a position.
 fn facts(g: &GameThrough) -> GameFacts<'_> {
     GameFacts {
         date: g.date.as_deref(),
         ratings: [g.first_rating, g.second_rating],
         names: [g.first.as_deref(), g.second.as_deref()],
         event: g.event.as_deref(),
-        speed: None,
-        mode: None,
+        speed: g.speed,
+        mode: g.mode,
     }
 }
 
+/// The part of a filter the store's aggregates answer: months, rating bands, speeds, modes.
+fn bucket_filter(f: &Filter) -> BucketFilter {
+    let month = |d: PartialDate| Month {
+        year: d.year,
+        month: d.month,
+    };
+    BucketFilter {
+        since: f.since.map(month),
+        until: f.until.map(month),
+        min_rating: f.min_rating,
+        max_rating: f.max_rating,
+        speeds: f.speeds.clone(),
+        modes: f.mode.into_iter().collect(),
+    }
+}
+
+/// Positions with at most this many games list their filtered top games from all their games;
+/// busier ones from the best games the store keeps for them ([`TOP_KEPT`]).
+const TOP_FROM_ALL_UNDER: u64 = 1_000;
+
 /// The filtered statistics of one position: its move rows, the opening labels and the best
 /// `top` games of the games that pass `filter` — the same shape [`Store::lookup`] answers
-/// without a filter. Today every game through the position is read and tested; this is the
-/// one function to switch to the store's filtered aggregates.
+/// without a filter.
+///
+/// Dates, ratings, speed and mode are sums over the store's buckets
+/// ([`Store::moves_filtered`]); a player comes from the player index
+/// ([`Store::player_moves`]); no game is read for them. Only an `event` filter, which no
+/// aggregate holds, reads every game through the position.
 ///
 /// # Errors
 /// [`StoreError`] if the database fails.
@@ -150,9 +176,63 @@ pub fn gather_filtered(
     filter: &Filter,
     top: usize,
 ) -> Result<PositionStats, StoreError> {
+    let key = PositionKey(key);
+    if filter.event.is_some() {
+        return scan_filtered(store, key, filter, top);
+    }
+    let buckets = bucket_filter(filter);
+    let moves = match &filter.player {
+        Some(player) => store.player_moves(player, filter.side, key, &buckets)?,
+        None => store.moves_filtered(key, &buckets)?,
+    };
+    let passing: u64 = moves.iter().map(|r| r.counts.games).sum();
+    let top = if top == 0 || passing == 0 {
+        Vec::new()
+    } else {
+        filtered_top(store, key, filter, top)?
+    };
+    Ok(PositionStats {
+        moves,
+        openings: Vec::new(),
+        top,
+    })
+}
+
+/// The best `top` games through a position that pass `filter`: from all its games when it has
+/// at most [`TOP_FROM_ALL_UNDER`], else from the best games the store keeps for it.
+fn filtered_top(
+    store: &Store,
+    key: PositionKey,
+    filter: &Filter,
+    top: usize,
+) -> Result<Vec<GameThrough>, StoreError> {
+    let kept = store.lookup(key, TOP_KEPT)?;
+    let all: u64 = kept.moves.iter().map(|r| r.counts.games).sum();
+    let pool = if all > kept.top.len() as u64 && all <= TOP_FROM_ALL_UNDER {
+        store.games_through(key, None)?
+    } else {
+        kept.top
+    };
+    let mut games: Vec<GameThrough> = pool
+        .into_iter()
+        .filter(|g| filter.passes(&facts(g)))
+        .collect();
+    games.sort_by_cached_key(top_rank);
+    games.truncate(top);
+    Ok(games)
+}
+
+/// A filter no aggregate answers (an event): every game through the position is read and
+/// tested.
+fn scan_filtered(
+    store: &Store,
+    key: PositionKey,
+    filter: &Filter,
+    top: usize,
+) -> Result<PositionStats, StoreError> {
     let mut rows: HashMap<Option<Move>, MoveRow> = HashMap::new();
     let mut games = Vec::new();
-    for g in store.games_through(PositionKey(key), None)? {
+    for g in store.games_through(key, None)? {
         if !filter.passes(&facts(&g)) {
             continue;
         }
@@ -302,7 +382,12 @@ fn why_empty(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<NoGames, 
     }
     if !q.filter.is_empty() {
         for &(k, _) in keys {
-            if store.lookup(PositionKey(k), 0)?.moves.iter().any(|r| r.counts.games > 0) {
+            if store
+                .lookup(PositionKey(k), 0)?
+                .moves
+                .iter()
+                .any(|r| r.counts.games > 0)
+            {
                 return Ok(NoGames::Filtered);
             }
         }

@@ -13,6 +13,7 @@ use crate::{
     },
     notation::{parse_move, Line},
     rules::{Color, JanggiRules, Move, Variant},
+    store::rating_band,
 };
 
 /// Top games listed when a query does not say.
@@ -109,6 +110,11 @@ impl fmt::Display for PartialDate {
 }
 
 impl PartialDate {
+    /// The date without its day: the precision the explorer's filters count in.
+    pub fn month_only(self) -> PartialDate {
+        PartialDate { day: None, ..self }
+    }
+
     /// Compares on the parts both dates have: `2007` and `2007-05-01` compare equal, so a
     /// partial date is kept unless it is certainly outside a range.
     pub fn cmp_known(&self, other: &PartialDate) -> Ordering {
@@ -275,18 +281,27 @@ impl Filter {
             let Some(d) = g.date.and_then(|d| d.parse::<PartialDate>().ok()) else {
                 return false;
             };
-            if self.since.is_some_and(|s| d.cmp_known(&s).is_lt())
-                || self.until.is_some_and(|u| d.cmp_known(&u).is_gt())
+            // Bounds count whole months, as the store's buckets do.
+            if self
+                .since
+                .is_some_and(|s| d.cmp_known(&s.month_only()).is_lt())
+                || self
+                    .until
+                    .is_some_and(|u| d.cmp_known(&u.month_only()).is_gt())
             {
                 return false;
             }
         }
         if self.min_rating.is_some() || self.max_rating.is_some() {
-            let Some(mean) = mean_rating(g.ratings) else {
-                return false;
+            // The band of the mean known rating (rounded down), as the store's buckets keep it.
+            let mean = match g.ratings {
+                [Some(a), Some(b)] => ((u64::from(a) + u64::from(b)) / 2) as u32,
+                [Some(r), None] | [None, Some(r)] => r,
+                [None, None] => return false,
             };
-            if self.min_rating.is_some_and(|m| mean < f64::from(m))
-                || self.max_rating.is_some_and(|m| mean > f64::from(m))
+            let band = rating_band(mean);
+            if self.min_rating.is_some_and(|m| band < rating_band(m))
+                || self.max_rating.is_some_and(|m| band > rating_band(m))
             {
                 return false;
             }

@@ -6,7 +6,10 @@
 use std::fmt;
 
 use crate::{
-    formats::{Source, Tags},
+    formats::{
+        facts::{Mode, Speed},
+        Source, Tags,
+    },
     rules::{Color, Move, Outcome, Variant},
 };
 
@@ -195,6 +198,10 @@ pub struct GameThrough {
     pub first_formation: Option<String>,
     /// Janggi formation of the second player.
     pub second_formation: Option<String>,
+    /// Speed category, when known.
+    pub speed: Option<Speed>,
+    /// Rated or casual, when known.
+    pub mode: Option<Mode>,
 }
 
 impl GameThrough {

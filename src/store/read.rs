@@ -204,11 +204,18 @@ fn through_row(r: &Row<'_>) -> rusqlite::Result<(i64, GameThrough, i64, Play)> {
         ecco: r.get(8)?,
         first_formation: r.get(9)?,
         second_formation: r.get(10)?,
+        speed: None,
+        mode: None,
     };
     let play = Play {
         speed: play_code(r.get(12)?).and_then(Speed::from_code),
         mode: play_code(r.get(13)?).and_then(Mode::from_code),
         termination: play_code(r.get(14)?).and_then(Termination::from_code),
+    };
+    let game = GameThrough {
+        speed: play.speed,
+        mode: play.mode,
+        ..game
     };
     Ok((id, game, r.get(11)?, play))
 }
