@@ -301,25 +301,24 @@ fn gather(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<Gathered, Er
     Ok(out)
 }
 
-/// Names that stand for "unknown": `?`, placeholders such as `红方棋手`.
+/// Names that stand for "unknown" (compared folded): empty, question marks, `-`, `nn`,
+/// `unknown`, and the side placeholders some programs write (`红方棋手`, `黑方`, …).
 fn is_real_name(name: Option<&str>) -> bool {
-    const PLACEHOLDERS: [&str; 12] = [
-        "",
-        "?",
-        "??",
-        "???",
+    const PLACEHOLDERS: [&str; 10] = [
         "-",
         "nn",
         "unknown",
         "红方",
         "黑方",
+        "紅方",
         "红方棋手",
         "黑方棋手",
         "紅方棋手",
+        "黑方選手",
     ];
     name.is_some_and(|n| {
         let f = fold(n);
-        !PLACEHOLDERS.contains(&f.as_str()) && f != "紅方" && !f.chars().all(|c| c == '?')
+        !f.chars().all(|c| c == '?') && !PLACEHOLDERS.contains(&f.as_str())
     })
 }
 
@@ -505,4 +504,27 @@ pub fn line(
 ) -> Result<Line, Error> {
     Line::parse(variant, fen, moves, rules.unwrap_or(EXPLORE_RULES))
         .map_err(|e| Error::Query(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_real_name;
+
+    #[test]
+    fn placeholder_names_are_not_real() {
+        for n in [
+            None,
+            Some(""),
+            Some("?"),
+            Some("??"),
+            Some("红方棋手"),
+            Some(" 黑方 "),
+            Some("NN"),
+        ] {
+            assert!(!is_real_name(n), "{n:?}");
+        }
+        for n in ["呂欽", "Hu Ronghua", "红方队"] {
+            assert!(is_real_name(Some(n)), "{n}");
+        }
+    }
 }
