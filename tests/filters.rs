@@ -76,13 +76,13 @@ fn store_of(paths: &[std::path::PathBuf]) -> Store {
         .collect();
     assert!(games.len() > 2000, "the sample has {} games", games.len());
     let mut store = Store::open_in_memory().unwrap();
-    import(
-        &mut store,
-        games.into_iter().map(Ok),
-        &ImportOptions::default(),
-        |_| {},
-    )
-    .unwrap();
+    // Small batches: positions also turn busy from games already stored (read back from
+    // their rows), not only from the games of one batch.
+    let options = ImportOptions {
+        batch_games: 300,
+        ..ImportOptions::default()
+    };
+    import(&mut store, games.into_iter().map(Ok), &options, |_| {}).unwrap();
     store
 }
 

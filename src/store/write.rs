@@ -104,6 +104,7 @@ impl Store {
                     }
                 };
                 let t = &r.tags;
+                let facts = Facts::of(r.result, &r.tags, r.opening_label.as_deref());
                 let changed = insert.execute(rusqlite::params![
                     r.hash as i64,
                     variant_code(r.variant),
@@ -128,7 +129,8 @@ impl Store {
                     pack_moves(&r.moves),
                     t.time_control.map(|c| c.base_secs),
                     t.time_control.map(|c| c.increment_secs),
-                    t.speed.map(Speed::code),
+                    // The record's speed, else its clock's: what the statistics count.
+                    facts.speed.map(Speed::code),
                     t.mode.map(Mode::code),
                     t.termination.map(Termination::code),
                 ])?;
@@ -141,7 +143,6 @@ impl Store {
                     *used = true;
                 }
                 let id = tx.last_insert_rowid();
-                let facts = Facts::of(r.result, &r.tags, r.opening_label.as_deref());
                 let game = facts.game_facts();
                 insert_facts.execute(rusqlite::params![id, game.encode()])?;
                 players.push(Players {
