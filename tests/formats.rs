@@ -3,6 +3,7 @@
 //! real collections under `../shared` (ignored by default).
 
 mod facts;
+mod fuzz;
 mod shared;
 
 use std::path::Path;
@@ -200,7 +201,10 @@ fn janggi_pgn_pychess() {
 /// checks that together they are exactly the games of the whole text. Returns the number of
 /// pieces.
 pub fn cut_anywhere_reads_the_same(name: &str, text: &str) -> usize {
-    let whole = pgn::read_pgn(name, text, Variant::Xiangqi);
+    let whole: Vec<Game> = pgn::read_pgn(name, text, Variant::Xiangqi)
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
     let starts = pgn::piece_starts(text, 1);
     let ends = starts.iter().skip(1).copied().chain([text.len()]);
     let mut joined = Vec::new();
@@ -209,7 +213,8 @@ pub fn cut_anywhere_reads_the_same(name: &str, text: &str) -> usize {
             start == 0 || text[start..].starts_with('['),
             "{name}: cut at {start}"
         );
-        for mut g in pgn::read_pgn(name, &text[start..end], Variant::Xiangqi) {
+        for g in pgn::read_pgn(name, &text[start..end], Variant::Xiangqi) {
+            let mut g = g.unwrap();
             g.source.index = joined.len();
             joined.push(g);
         }
@@ -256,7 +261,10 @@ fn pgn_cut_at_any_game_boundary_reads_the_same_games() {
         &text,
         Variant::Xiangqi,
     );
-    assert_eq!(via_pieces, whole);
+    assert_eq!(
+        via_pieces,
+        whole.into_iter().map(Result::unwrap).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -284,6 +292,7 @@ fn read_path_walks_sorted_with_zip_members_and_skips_non_records() {
             "archive.zip:inner/a.pgn",
             "archive.zip:inner/b.pgn",
             "big5-black-first.pgn",
+            "elephantchess.csv",
             "games.gib",
             "gbk-crlf.pgn",
             "janggi-pychess.pgn",
@@ -579,4 +588,90 @@ fn elephantchess_csv_inside_a_zip() {
     let g = games[0].as_ref().unwrap();
     assert_eq!(g.source.file, "month.zip:pvp_game_moves_xiangqi_001.csv");
     assert_eq!(g.moves.len(), 3);
+}
+
+/// Hostile inputs (generated here): each ends at once with an error naming the file, game
+/// and ply, and the rest of the file still reads.
+#[test]
+fn variations_nested_30000_deep_are_one_game_error() {
+    let text = format!(
+        "[Event \"deep\"]\n1. h2e2 {}{} *\n[Event \"next\"]\n1. h2e2 h9g7 *\n",
+        "(h9g7 ".repeat(30_000),
+        ")".repeat(30_000)
+    );
+    let games = read_bytes("deep.pgn", text.as_bytes());
+    assert_eq!(games.len(), 2);
+    let e = games[0].as_ref().unwrap_err();
+    assert_eq!(
+        (e.file.as_str(), e.game, e.ply),
+        ("deep.pgn", Some(0), Some(2))
+    );
+    assert!(e.reason.contains("nested deeper than 400"), "{e}");
+    assert_eq!(games[1].as_ref().unwrap().moves.len(), 2);
+    // 400 levels are still a game.
+    let ok = format!(
+        "[Event \"ok\"]\n1. h2e2 {}{} *",
+        "(h9g7 ".repeat(400),
+        ")".repeat(400)
+    );
+    assert!(read_bytes("ok.pgn", ok.as_bytes())[0].is_ok());
+}
+
+#[test]
+fn a_game_longer_than_the_cap_is_refused_alone() {
+    // Comments make the text long with few moves; then moves alone make a game too long.
+    let comment = "x".repeat(qipu::formats::pgn::MAX_GAME_BYTES);
+    let moves = "h2e2 h9g7 ".repeat(qipu::formats::pgn::MAX_GAME_MOVES / 2 + 1);
+    let text = format!(
+        "[Event \"a\"]\n1. h2e2 {{{comment}}} h9g7 {{{comment}}} *\n[Event \"c\"]\n1. {moves}*\n[Event \"b\"]\n1. h2e2 *\n"
+    );
+    let games = read_bytes("long.pgn", text.as_bytes());
+    assert_eq!(games.len(), 3);
+    let e = games[0].as_ref().unwrap_err();
+    assert!(e.reason.contains("game text longer than"), "{e}");
+    assert_eq!((e.game, e.ply), (Some(0), Some(2)));
+    let e = games[1].as_ref().unwrap_err();
+    assert!(e.reason.contains("more than 200000 moves"), "{e}");
+    assert_eq!(e.game, Some(1));
+    assert_eq!(games[2].as_ref().unwrap().tags.event.as_deref(), Some("b"));
+}
+
+#[test]
+fn zip_bomb_members_are_refused_and_the_others_read() {
+    use std::io::Write as _;
+    let mut buf = std::io::Cursor::new(Vec::new());
+    {
+        let mut z = zip::ZipWriter::new(&mut buf);
+        let opts = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        z.start_file("a-bomb.pgn", opts).unwrap();
+        let block = vec![b' '; 1 << 20];
+        for _ in 0..32 {
+            z.write_all(&block).unwrap();
+        }
+        z.start_file("b-game.pgn", opts).unwrap();
+        z.write_all(b"[Event \"x\"]\n1. h2e2 h9g7 *\n").unwrap();
+        z.finish().unwrap();
+    }
+    assert!(buf.get_ref().len() < 1 << 20);
+    let games = read_bytes("bomb.zip", buf.get_ref());
+    assert_eq!(games.len(), 2, "{games:?}");
+    let e = games[0].as_ref().unwrap_err();
+    assert_eq!(e.file, "bomb.zip:a-bomb.pgn");
+    assert!(e.reason.contains("zip bomb"), "{e}");
+    assert_eq!(games[1].as_ref().unwrap().moves.len(), 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn devices_are_refused_at_once() {
+    let dev = Path::new("/dev/zero");
+    if !dev.exists() {
+        return;
+    }
+    let games: Vec<_> = read_path(dev).collect();
+    assert_eq!(games.len(), 1);
+    let e = games[0].as_ref().unwrap_err();
+    assert_eq!((e.file.as_str(), e.game), ("/dev/zero", None));
+    assert!(e.reason.contains("not a regular file"), "{e}");
 }

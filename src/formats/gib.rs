@@ -64,13 +64,32 @@ pub fn looks_like_tygem_go(text: &str) -> bool {
 /// assert_eq!(g.moves[2].comment.as_deref(), Some("생각"));
 /// ```
 pub fn read_gib(file: &str, text: &str) -> Vec<Result<Game, GameError>> {
+    read_gib_counted(file, text, &mut 0)
+}
+
+/// [`read_gib`], adding to `work` the bytes its tag scans look at: linear in the text (each
+/// line is scanned for a closing `]` at most once), which the tests check.
+fn read_gib_counted(file: &str, text: &str, work: &mut usize) -> Vec<Result<Game, GameError>> {
     let mut out = Vec::new();
     let mut cur = RawGame::default();
     let mut rest = text;
+    // Offset up to which the current line is known to hold no `]`: a `[` before it starts
+    // no tag, without scanning the line again.
+    let mut no_close_until = 0usize;
     while let Some(c) = rest.chars().next() {
         match c {
             '[' => {
-                let (tag, len) = read_tag(rest);
+                let at = text.len() - rest.len();
+                if at < no_close_until {
+                    rest = &rest[1..];
+                    continue;
+                }
+                let (tag, len) = read_tag(rest, work);
+                if len == 0 {
+                    no_close_until = at + rest.find('\n').unwrap_or(rest.len());
+                    rest = &rest[1..];
+                    continue;
+                }
                 rest = &rest[len..];
                 if let Some((name, value)) = tag {
                     if !cur.moves.is_empty() || cur.tags.iter().any(|(n, _)| *n == name) {
@@ -130,11 +149,13 @@ fn strip_number(word: &str) -> &str {
 }
 
 /// `[name "value"]` → ((name, value), bytes consumed). The value runs from the first `"` to
-/// the last `"` before the closing `]`. A `[` that does not start a tag is skipped.
-fn read_tag(s: &str) -> (Option<(String, String)>, usize) {
+/// the last `"` before the closing `]`. No `]` on the line: nothing consumed (`0`), the
+/// caller skips the `[`. `work` counts the bytes scanned.
+fn read_tag(s: &str, work: &mut usize) -> (Option<(String, String)>, usize) {
     let line_end = s.find('\n').unwrap_or(s.len());
+    *work += line_end;
     let Some(close) = s[..line_end].rfind(']') else {
-        return (None, 1);
+        return (None, 0);
     };
     let inner = &s[1..close];
     let name_end = inner
@@ -343,6 +364,24 @@ mod tests {
         assert!(e.reason.contains("formation"), "{e}");
         assert_eq!(e.game, Some(0));
         assert!(g[1].is_ok());
+    }
+
+    /// A line of `[` without `]` (176 s for 1 MB before): the tag scans look at each byte a
+    /// bounded number of times, so doubling the input doubles the work.
+    #[test]
+    fn unclosed_brackets_take_linear_work() {
+        let work = |n: usize| {
+            let text = format!("[초차림 \"마상상마\"]\n{}\n1. 71졸72\n", "[".repeat(n));
+            let mut w = 0;
+            let games = read_gib_counted("f", &text, &mut w);
+            assert_eq!(games.len(), 1);
+            assert_eq!(games[0].as_ref().unwrap().moves.len(), 1);
+            w
+        };
+        let (small, big) = (work(1 << 16), work(1 << 17));
+        assert!(small <= 2 * (1 << 16) + 64, "{small}");
+        assert!(big <= 2 * small + 64, "{small} -> {big}");
+        assert!(work(1 << 20) <= 2 * (1 << 20) + 64);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! business of [`super::replay`].
 
 use super::{
-    game::{Game, MoveNode, Source},
+    game::{Game, GameError, MoveNode, Source},
     tags,
 };
 use crate::rules::Variant;
@@ -23,13 +23,13 @@ use crate::rules::Variant;
 /// let text = "[Event \"x\"]\n[Red \"呂欽\"]\n1. 炮二平五 {中炮} 馬８進７ (1... 炮８平５) 2. 馬二進三 1-0\n";
 /// let games = read_pgn("a.pgn", text, Variant::Xiangqi);
 /// assert_eq!(games.len(), 1);
-/// let g = &games[0];
+/// let g = games[0].as_ref().unwrap();
 /// assert_eq!(g.tags.first.as_deref(), Some("呂欽"));
 /// assert_eq!(g.moves.len(), 3);
 /// assert_eq!(g.moves[0].comment.as_deref(), Some("中炮"));
 /// assert_eq!(g.moves[1].variations[0][0].text, "炮８平５");
 /// ```
-pub fn read_pgn(file: &str, text: &str, variant: Variant) -> Vec<Game> {
+pub fn read_pgn(file: &str, text: &str, variant: Variant) -> Vec<Result<Game, GameError>> {
     let mut lexer = Lexer::new(text);
     let mut games = Vec::new();
     while let Some(game) = read_game(&mut lexer, file, games.len(), variant) {
@@ -37,6 +37,17 @@ pub fn read_pgn(file: &str, text: &str, variant: Variant) -> Vec<Game> {
     }
     games
 }
+
+/// Deepest nesting of `(…)` variations in one game; a deeper game is an error (its text is
+/// read past, never recursed into), as in the XQF, CCBridge and DhtmlXQ readers.
+pub const MAX_VARIATION_DEPTH: usize = super::board90::MAX_VARIATION_DEPTH;
+
+/// Most bytes of movetext one game may have, and most moves (main line and variations): a
+/// longer game is an error for that game and the next one reads. Real games, annotated
+/// opening trees included, stay far below both.
+pub const MAX_GAME_BYTES: usize = 4 << 20;
+/// See [`MAX_GAME_BYTES`].
+pub const MAX_GAME_MOVES: usize = 200_000;
 
 /// Whether a decoded text looks like PGN: a tag line `[Name "value"]` near the start.
 pub fn looks_like_pgn(text: &str) -> bool {
@@ -392,7 +403,12 @@ fn strip_move_number(word: &str) -> &str {
     word
 }
 
-fn read_game(lexer: &mut Lexer<'_>, file: &str, index: usize, default: Variant) -> Option<Game> {
+fn read_game(
+    lexer: &mut Lexer<'_>,
+    file: &str,
+    index: usize,
+    default: Variant,
+) -> Option<Result<Game, GameError>> {
     let mut raw = Vec::new();
     while let Some(Token::Tag(..)) = lexer.peek() {
         if let Some(Token::Tag(n, v)) = lexer.next() {
@@ -435,17 +451,58 @@ fn read_game(lexer: &mut Lexer<'_>, file: &str, index: usize, default: Variant) 
     );
     game.start_fen = fen;
     game.tags = tags::normalise(raw);
-    read_movetext(lexer, &mut game);
-    Some(game)
+    let start = lexer.pos;
+    Some(match read_movetext(lexer, &mut game) {
+        Ok(()) => Ok(game),
+        Err((ply, reason)) => Err(GameError {
+            ply,
+            ..GameError::new(
+                &game.source,
+                format!("{reason} (at byte {start} of the text)"),
+            )
+        }),
+    })
 }
 
-/// Reads movetext until the result, the next tag line or the end.
-fn read_movetext(lexer: &mut Lexer<'_>, game: &mut Game) {
+/// Reads movetext until the result, the next tag line or the end. A game nested deeper than
+/// [`MAX_VARIATION_DEPTH`] or longer than [`MAX_GAME_BYTES`] / [`MAX_GAME_MOVES`] is read
+/// past to its end and refused: `Err((ply of the main line reached, reason))`.
+fn read_movetext(lexer: &mut Lexer<'_>, game: &mut Game) -> Result<(), (Option<usize>, String)> {
     // The stack of lines being built; the bottom one is the main line. A pending variation
     // list belongs to the next move of the line (a variation written before any move).
     let mut stack: Vec<Vec<MoveNode>> = vec![Vec::new()];
     let mut pending_comment: Vec<Option<String>> = vec![None];
+    let start = lexer.pos;
+    let mut moves = 0usize;
+    let mut refused: Option<(Option<usize>, String)> = None;
     loop {
+        if refused.is_none() {
+            let ply = stack.first().map(|l| l.len() + 1);
+            if stack.len() > MAX_VARIATION_DEPTH + 1 {
+                refused = Some((
+                    ply,
+                    format!("variations nested deeper than {MAX_VARIATION_DEPTH}"),
+                ));
+            } else if lexer.pos - start > MAX_GAME_BYTES {
+                refused = Some((ply, format!("game text longer than {MAX_GAME_BYTES} bytes")));
+            } else if moves > MAX_GAME_MOVES {
+                refused = Some((ply, format!("more than {MAX_GAME_MOVES} moves")));
+            }
+            if refused.is_some() {
+                stack = Vec::new();
+                pending_comment = Vec::new();
+            }
+        }
+        if refused.is_some() {
+            match lexer.next() {
+                None | Some(Token::Result(_)) => break,
+                Some(Token::Tag(n, v)) => {
+                    lexer.peeked = Some(Token::Tag(n, v));
+                    break;
+                }
+                Some(_) => continue,
+            }
+        }
         match lexer.peek() {
             None | Some(Token::Tag(..)) => break,
             _ => {}
@@ -466,6 +523,7 @@ fn read_movetext(lexer: &mut Lexer<'_>, game: &mut Game) {
                 break;
             }
             Token::Move(text) => {
+                moves += 1;
                 let mut node = MoveNode::new(text);
                 if let Some(c) = pending_comment.last_mut().and_then(Option::take) {
                     node.comment = Some(c);
@@ -497,10 +555,14 @@ fn read_movetext(lexer: &mut Lexer<'_>, game: &mut Game) {
             Token::Close => close_variation(&mut stack, &mut pending_comment),
         }
     }
+    if let Some(r) = refused {
+        return Err(r);
+    }
     while stack.len() > 1 {
         close_variation(&mut stack, &mut pending_comment);
     }
     game.moves = stack.pop().unwrap_or_default();
+    Ok(())
 }
 
 fn close_variation(stack: &mut Vec<Vec<MoveNode>>, pending: &mut Vec<Option<String>>) {
@@ -531,17 +593,21 @@ fn append(slot: &mut Option<String>, text: &str) {
 mod tests {
     use super::*;
 
+    fn ok(games: Vec<Result<Game, GameError>>) -> Vec<Game> {
+        games.into_iter().map(|g| g.unwrap()).collect()
+    }
+
     fn texts(line: &[MoveNode]) -> Vec<&str> {
         line.iter().map(|n| n.text.as_str()).collect()
     }
 
     #[test]
     fn inner_quotes_and_case() {
-        let g = read_pgn(
+        let g = ok(read_pgn(
             "f",
             "[event \"\"中立杯\"象棋电视快棋赛\"]\n1. h2e2 *",
             Variant::Xiangqi,
-        );
+        ));
         assert_eq!(g[0].tags.event.as_deref(), Some("\"中立杯\"象棋电视快棋赛"));
     }
 
@@ -551,7 +617,7 @@ mod tests {
             "[Game \"Chinese Chess\"]\r\n[Result \"0-1\"]\r\n  1. 炮八平五 马２进３\r\n 0-1\r\n\
             ============================\r\n欢迎访问《象棋百科全书》网站\r\n\r\n\
             [Game \"Chinese Chess\"]\r\n1.炮二平五 2...马8进7\r\n  3.          马８进７\r\n";
-        let g = read_pgn("f", text, Variant::Xiangqi);
+        let g = ok(read_pgn("f", text, Variant::Xiangqi));
         assert_eq!(g.len(), 2);
         assert_eq!(texts(&g[0].moves), ["炮八平五", "马２进３"]);
         assert_eq!(texts(&g[1].moves), ["炮二平五", "马8进7", "马８进７"]);
@@ -561,7 +627,7 @@ mod tests {
     #[test]
     fn nested_variations_and_comments() {
         let text = "{start} 1. a (1. b {bc} (1. c) 1... d) 1... e (1... f 2. g) 2. h )) *";
-        let g = read_pgn("f", text, Variant::Xiangqi);
+        let g = ok(read_pgn("f", text, Variant::Xiangqi));
         let g = &g[0];
         assert_eq!(g.comment.as_deref(), Some("start"));
         assert_eq!(texts(&g.moves), ["a", "e", "h"]);
@@ -576,7 +642,7 @@ mod tests {
     #[test]
     fn janggi_variant_and_fen() {
         let text = "[Variant \"Janggi\"]\n[FEN \"rnba1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR w - - 0 1\"]\n1. Ea3b5 $1 Ec10d8! 1-0";
-        let g = read_pgn("f", text, Variant::Xiangqi);
+        let g = ok(read_pgn("f", text, Variant::Xiangqi));
         assert_eq!(g[0].variant, Variant::Janggi);
         assert!(g[0].start_fen.is_some());
         assert_eq!(texts(&g[0].moves), ["Ea3b5", "Ec10d8"]);
@@ -585,15 +651,15 @@ mod tests {
     #[test]
     fn unterminated_input_never_loops() {
         for text in ["[", "{", "(((", "[A \"", "1.", ")", "[Event \"x\"]"] {
-            let g = read_pgn("f", text, Variant::Xiangqi);
+            let g = ok(read_pgn("f", text, Variant::Xiangqi));
             assert!(g.len() <= 1);
         }
         // Tags and nothing else is a game without moves.
-        let g = read_pgn(
+        let g = ok(read_pgn(
             "f",
             "[Game \"Chinese Chess\"]\n[Result \"*\"]\n",
             Variant::Xiangqi,
-        );
+        ));
         assert_eq!(g.len(), 1);
         assert!(g[0].moves.is_empty());
     }

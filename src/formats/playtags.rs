@@ -91,14 +91,18 @@ pub fn pgn_time_control(text: &str) -> Clock {
             break;
         }
         if let Some((moves, period)) = field.split_once('/') {
-            let (Some(moves), Some(period)) = (secs(moves), secs(period)) else {
+            // `40/5400+30` (moves in a period with an increment) is a common extension.
+            let (period, inc) = period.split_once('+').unwrap_or((period, "0"));
+            let (Some(moves), Some(period), Some(inc)) = (secs(moves), secs(period), secs(inc))
+            else {
                 return Clock::default();
             };
             if moves == 0 {
                 return Clock::default();
             }
-            total += u64::from(period);
-            left = left.saturating_sub(u64::from(moves));
+            let played = u64::from(moves).min(left);
+            total += u64::from(period) + played * u64::from(inc);
+            left -= played;
         } else if let Some(sand) = field.strip_prefix('*') {
             let Some(s) = secs(sand) else {
                 return Clock::default();
@@ -273,6 +277,9 @@ mod tests {
         assert_eq!(pgn_time_control("20/100:60+1").speed, Some(Speed::Blitz));
         assert_eq!(pgn_time_control("20/100:60+0").speed, Some(Speed::Bullet));
         assert_eq!(pgn_time_control("*170").speed, Some(Speed::Bullet));
+        // 20 moves in 60 s + 3 s a move: 60 + 20 × 3 = 120, then 100 s: 220 s.
+        assert_eq!(pgn_time_control("20/60+3:100").speed, Some(Speed::Blitz));
+        assert_eq!(pgn_time_control("20/60+3:20").speed, Some(Speed::Bullet));
         for bad in [
             "?", "-", "", "15-5-15", "5+", "+3", "a+b", "40/", "0/60", "1e3", "-1",
         ] {

@@ -89,10 +89,7 @@ impl Piece {
                 text,
                 part: Some(range),
                 ..
-            } => pgn::read_pgn(&self.file, &text.text[range.clone()], Variant::Xiangqi)
-                .into_iter()
-                .map(Ok)
-                .collect(),
+            } => pgn::read_pgn(&self.file, &text.text[range.clone()], Variant::Xiangqi),
             Content::Failed(e) => vec![Err(e.clone())],
         }
     }
@@ -207,20 +204,52 @@ pub fn read_bytes(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
 /// Cuts a record in memory into pieces: a zip archive into its members, a large PGN text into
 /// runs of games, anything else is one piece.
 pub fn pieces_of_bytes(file: &str, bytes: Vec<u8>) -> Vec<Piece> {
-    let mut out = Vec::new();
-    cut(file, bytes, false, 0, &mut out);
-    out
+    cut(file, bytes, false, 0).collect()
 }
 
-fn cut(file: &str, bytes: Vec<u8>, quiet: bool, depth: usize, out: &mut Vec<Piece>) {
+/// The pieces of one input, made as they are taken: a zip archive's members are
+/// decompressed one at a time, so that only the members in flight are held.
+enum Cut {
+    Ready(std::vec::IntoIter<Piece>),
+    Zip(Box<ZipMembers>),
+}
+
+impl Iterator for Cut {
+    type Item = Piece;
+
+    fn next(&mut self) -> Option<Piece> {
+        match self {
+            Cut::Ready(v) => v.next(),
+            Cut::Zip(z) => z.next(),
+        }
+    }
+}
+
+fn cut(file: &str, bytes: Vec<u8>, quiet: bool, depth: usize) -> Cut {
+    let mut out = Vec::new();
     let binary = BINARY_READERS.iter().any(|(sniff, _)| sniff(&bytes));
     let is_zip = bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06");
     if is_zip && !binary {
-        return cut_zip(file, &bytes, depth, out);
+        return cut_zip(file, bytes, depth);
     }
+    cut_record(file, bytes, quiet, binary, &mut out);
+    Cut::Ready(out.into_iter())
+}
+
+/// Largest record read as one piece (any format but PGN, which is cut into runs of games).
+pub const MAX_RECORD_BYTES: usize = 256 << 20;
+
+fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut Vec<Piece>) {
     if bytes.len() > 2 * PIECE_BYTES && !binary {
         let text = Arc::new(decode_text(&bytes));
+        drop(bytes);
         if !pgn::looks_like_pgn(&text.text) || is_special_text(&text.text) {
+            if text.text.len() > MAX_RECORD_BYTES {
+                return out.push(failed(file_error(
+                    file,
+                    format!("record larger than {MAX_RECORD_BYTES} bytes: refused"),
+                )));
+            }
             return out.push(Piece {
                 file: file.to_string(),
                 part: 0,
@@ -245,6 +274,12 @@ fn cut(file: &str, bytes: Vec<u8>, quiet: bool, depth: usize, out: &mut Vec<Piec
             });
         }
         return;
+    }
+    if bytes.len() > MAX_RECORD_BYTES {
+        return out.push(failed(file_error(
+            file,
+            format!("record larger than {MAX_RECORD_BYTES} bytes: refused"),
+        )));
     }
     out.push(Piece {
         file: file.to_string(),
@@ -309,10 +344,7 @@ fn read_decoded(file: &str, decoded: &Decoded) -> Result<Vec<Result<Game, GameEr
         return Ok(eglib::read_eglib(file, text).into_iter().map(Ok).collect());
     }
     if pgn::looks_like_pgn(text) {
-        return Ok(pgn::read_pgn(file, text, Variant::Xiangqi)
-            .into_iter()
-            .map(Ok)
-            .collect());
+        return Ok(pgn::read_pgn(file, text, Variant::Xiangqi));
     }
     let (fen, body) = match split_fen_prefix(text) {
         Some((fen, body)) => (Some(fen), body.replace(',', " ")),
@@ -323,7 +355,7 @@ fn read_decoded(file: &str, decoded: &Decoded) -> Result<Vec<Result<Game, GameEr
             let mut games = pgn::read_pgn(file, &body, variant);
             if let Some(fen) = fen {
                 games.truncate(1);
-                for g in &mut games {
+                for g in games.iter_mut().flatten() {
                     g.start_fen = Some(fen.clone());
                 }
                 if games.is_empty() {
@@ -335,10 +367,10 @@ fn read_decoded(file: &str, decoded: &Decoded) -> Result<Vec<Result<Game, GameEr
                         },
                     );
                     g.start_fen = Some(fen);
-                    games.push(g);
+                    games.push(Ok(g));
                 }
             }
-            return Ok(games.into_iter().map(Ok).collect());
+            return Ok(games);
         }
     }
     Err("not a game record in any supported format".into())
@@ -430,15 +462,33 @@ fn looks_like_move(w: &str) -> bool {
         || matches!(w, "pass" | "한수쉼")
 }
 
-/// Cuts every member of a zip archive into pieces; members are named
+/// A member may expand to at most this many times its compressed size (beyond
+/// [`ZIP_RATIO_FLOOR`]): more is taken for a zip bomb and refused.
+pub const MAX_ZIP_RATIO: u64 = 100;
+/// Members up to this size are read whatever their compression ratio.
+const ZIP_RATIO_FLOOR: u64 = 1 << 20;
+/// Most uncompressed bytes read out of one archive, all members together.
+pub const MAX_ZIP_TOTAL: u64 = 4 << 30;
+
+/// The members of a zip archive, cut into pieces one member at a time; members are named
 /// `archive.zip:inner/path`, in the archive's order sorted by name.
-fn cut_zip(file: &str, bytes: &[u8], depth: usize, out: &mut Vec<Piece>) {
+struct ZipMembers {
+    file: String,
+    archive: zip::ZipArchive<std::io::Cursor<Vec<u8>>>,
+    names: std::vec::IntoIter<(String, usize)>,
+    depth: usize,
+    current: Option<Cut>,
+    total: u64,
+}
+
+fn cut_zip(file: &str, bytes: Vec<u8>, depth: usize) -> Cut {
+    let fail = |reason: String| Cut::Ready(vec![failed(file_error(file, reason))].into_iter());
     if depth >= MAX_ZIP_DEPTH {
-        return out.push(failed(file_error(file, "zip archive nested too deeply")));
+        return fail("zip archive nested too deeply".into());
     }
     let mut archive = match zip::ZipArchive::new(std::io::Cursor::new(bytes)) {
         Ok(a) => a,
-        Err(e) => return out.push(failed(file_error(file, format!("bad zip archive: {e}")))),
+        Err(e) => return fail(format!("bad zip archive: {e}")),
     };
     let mut names: Vec<(String, usize)> = (0..archive.len())
         .filter_map(|i| {
@@ -447,25 +497,65 @@ fn cut_zip(file: &str, bytes: &[u8], depth: usize, out: &mut Vec<Piece>) {
         })
         .collect();
     names.sort();
-    for (name, i) in names {
-        let inner = format!("{file}:{name}");
-        let data = archive
-            .by_index(i)
-            .map_err(|e| e.to_string())
-            .and_then(|f| {
-                if f.size() > MAX_ZIP_MEMBER {
-                    return Err(format!("member larger than {MAX_ZIP_MEMBER} bytes"));
-                }
-                let mut buf =
-                    Vec::with_capacity(usize::try_from(f.size()).unwrap_or(0).min(1 << 24));
-                f.take(MAX_ZIP_MEMBER + 1)
-                    .read_to_end(&mut buf)
-                    .map_err(|e| e.to_string())?;
-                Ok(buf)
+    Cut::Zip(Box::new(ZipMembers {
+        file: file.to_string(),
+        archive,
+        names: names.into_iter(),
+        depth,
+        current: None,
+        total: 0,
+    }))
+}
+
+impl ZipMembers {
+    /// One member's bytes, within the member, ratio and archive limits.
+    fn member(&mut self, i: usize) -> Result<Vec<u8>, String> {
+        let f = self.archive.by_index(i).map_err(|e| e.to_string())?;
+        let by_ratio = f
+            .compressed_size()
+            .saturating_mul(MAX_ZIP_RATIO)
+            .max(ZIP_RATIO_FLOOR);
+        let limit = by_ratio
+            .min(MAX_ZIP_MEMBER)
+            .min(MAX_ZIP_TOTAL.saturating_sub(self.total));
+        let mut buf = Vec::with_capacity(
+            usize::try_from(f.size().min(limit))
+                .unwrap_or(0)
+                .min(1 << 24),
+        );
+        f.take(limit + 1)
+            .read_to_end(&mut buf)
+            .map_err(|e| e.to_string())?;
+        let read = buf.len() as u64;
+        self.total += read.min(limit);
+        if read > limit {
+            return Err(if limit == by_ratio {
+                format!("member expands more than {MAX_ZIP_RATIO} times its compressed size (a zip bomb?): refused")
+            } else if limit == MAX_ZIP_MEMBER {
+                format!("member larger than {MAX_ZIP_MEMBER} bytes")
+            } else {
+                format!("archive expands to more than {MAX_ZIP_TOTAL} bytes: refused")
             });
-        match data {
-            Ok(data) => cut(&inner, data, true, depth + 1, out),
-            Err(e) => out.push(failed(file_error(&inner, format!("cannot read: {e}")))),
+        }
+        Ok(buf)
+    }
+}
+
+impl Iterator for ZipMembers {
+    type Item = Piece;
+
+    fn next(&mut self) -> Option<Piece> {
+        loop {
+            if let Some(p) = self.current.as_mut().and_then(Iterator::next) {
+                return Some(p);
+            }
+            self.current = None;
+            let (name, i) = self.names.next()?;
+            let inner = format!("{}:{name}", self.file);
+            match self.member(i) {
+                Ok(data) => self.current = Some(cut(&inner, data, true, self.depth + 1)),
+                Err(e) => return Some(failed(file_error(&inner, format!("cannot read: {e}")))),
+            }
         }
     }
 }
@@ -549,16 +639,37 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<GameError>) {
     }
 }
 
-fn file_pieces(path: &Path, in_walk: bool) -> Vec<Piece> {
+/// Largest file read (a PGN file is cut into runs of games, but held whole while it is).
+pub const MAX_FILE_BYTES: u64 = 2 << 30;
+
+fn file_pieces(path: &Path, in_walk: bool) -> Cut {
     let name = path.display().to_string();
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            let mut out = Vec::new();
-            cut(&name, bytes, in_walk, 0, &mut out);
-            out
-        }
-        Err(e) => vec![failed(file_error(&name, format!("cannot read file: {e}")))],
+    let fail = |reason: String| Cut::Ready(vec![failed(file_error(&name, reason))].into_iter());
+    match read_regular_file(path) {
+        Ok(bytes) => cut(&name, bytes, in_walk, 0),
+        Err(reason) => fail(reason),
     }
+}
+
+/// A regular file's bytes, up to [`MAX_FILE_BYTES`]: devices, FIFOs and sockets
+/// (`/dev/zero`, a pipe) are refused at once rather than read until memory runs out.
+fn read_regular_file(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read file: {e}"))?;
+    if !meta.is_file() {
+        return Err("not a regular file (a device, pipe or socket): refused".into());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!("file larger than {MAX_FILE_BYTES} bytes: refused"));
+    }
+    let f = std::fs::File::open(path).map_err(|e| format!("cannot read file: {e}"))?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    f.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read file: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!("file larger than {MAX_FILE_BYTES} bytes: refused"));
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]
