@@ -4,7 +4,7 @@
 //! and the legal moves directly; `describe` picks the xqbase form of a move.
 
 use super::is_legal;
-use crate::rules::{AnyPosition, Board, Color, Move, Role, Square};
+use crate::rules::{AnyPosition, Board, Color, Move, Piece, Role, Square};
 
 /// Direction of a vertical-line move, seen from the mover.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -134,6 +134,7 @@ const FILE_SETS: [u128; 9] = {
 /// The mover's pieces of `role` on a board file, front to back: the mover's occupied squares
 /// of the file, walked from the front, those holding the role kept.
 fn on_file(board: &Board, color: Color, role: Role, file: u8) -> Group {
+    let piece = Piece::new(color, role);
     let mut bits = board.occupied(color) & FILE_SETS[usize::from(file.min(8))];
     let mut g = Group::new();
     while bits != 0 {
@@ -145,7 +146,7 @@ fn on_file(board: &Board, color: Color, role: Role, file: u8) -> Group {
         };
         bits &= !(1u128 << i);
         if let Some(s) = Square::new(i as u8) {
-            if board.piece_at(s).is_some_and(|p| p.role == role) {
+            if board.has(s, piece) {
                 g.push(s);
             }
         }

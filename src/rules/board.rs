@@ -91,6 +91,13 @@ impl Board {
         Piece::from_code(self.sq[sq.index()])
     }
 
+    /// Whether `piece` stands on `sq` (one comparison, cheaper than [`Board::piece_at`] when
+    /// the piece is known).
+    #[inline]
+    pub fn has(&self, sq: Square, piece: Piece) -> bool {
+        self.sq[sq.index()] == piece.code()
+    }
+
     /// Side to move.
     #[inline]
     pub fn turn(&self) -> Color {

@@ -237,12 +237,12 @@ pub(super) const fn role_of(code: u8) -> Role {
     Role::ALL[(code.wrapping_sub(1) % 7) as usize]
 }
 
-/// The colour index (0 or 1) of a non-empty board code, `None` for an empty square.
+/// The colour of a non-empty board code, `None` for an empty square.
 #[inline]
-pub(super) const fn color_of(code: u8) -> Option<usize> {
+pub(super) const fn color_of(code: u8) -> Option<Color> {
     match code {
-        1..=7 => Some(0),
-        8..=14 => Some(1),
+        1..=7 => Some(Color::First),
+        8..=14 => Some(Color::Second),
         _ => None,
     }
 }

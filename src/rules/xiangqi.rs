@@ -251,7 +251,7 @@ impl Position for Xiangqi {
         let us = b.turn();
         let moved = sq[from.index()];
         let captured = sq[to.index()];
-        if color_of(moved) != Some(us.index()) || color_of(captured) == Some(us.index()) {
+        if color_of(moved) != Some(us) || color_of(captured) == Some(us) {
             return false;
         }
         let role = role_of(moved);
