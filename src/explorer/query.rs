@@ -449,10 +449,11 @@ mod tests {
         assert!(f(&|f| f.since = Some(d("2007-05-20"))));
         assert!(!f(&|f| f.since = Some(d("2007-06"))));
         assert!(!f(&|f| f.until = Some(d("2007-04-30"))));
-        // Mean 2300.
-        assert!(f(&|f| f.min_rating = Some(2300)));
-        assert!(!f(&|f| f.min_rating = Some(2301)));
-        assert!(!f(&|f| f.max_rating = Some(2299)));
+        // Mean 2300: the band 2200–2399. Bounds name bands, not exact ratings.
+        assert!(f(&|f| f.min_rating = Some(2399)));
+        assert!(!f(&|f| f.min_rating = Some(2400)));
+        assert!(f(&|f| f.max_rating = Some(2200)));
+        assert!(!f(&|f| f.max_rating = Some(2199)));
         assert!(f(&|f| f.player = Some("ＨＵ ronghua".into())));
         assert!(!f(&|f| f.player = Some("Hu".into())), "whole names only");
         assert!(f(&|f| {
