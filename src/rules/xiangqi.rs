@@ -35,7 +35,9 @@ fn ray_attack(sq: &[u8; 90], k: usize, d: usize, them: usize) -> bool {
     first != 0 && next_on_ray(sq, k, d, i).0 == code(them, Role::Cannon)
 }
 
-/// Whether the square `k` is attacked by `them`.
+/// Whether the square `k` is attacked by `them`. Inline: the legality filter in
+/// `movegen.rs` calls it through a closure, possibly from another codegen unit.
+#[inline]
 fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
     if (0..4).any(|d| ray_attack(sq, k, d, them)) || horse_attack(sq, k, them, None) {
         return true;
@@ -47,6 +49,7 @@ fn attacked(sq: &[u8; 90], k: usize, them: usize) -> bool {
 
 /// Whether `them` attacks `k` by a line or leap that passes over the square `x`: the only
 /// attacks a move can uncover or create when it changes nothing but `x`.
+#[inline]
 fn attacked_through(sq: &[u8; 90], k: usize, them: usize, x: usize) -> bool {
     direction(k, x).is_some_and(|d| ray_attack(sq, k, d, them))
         || (HORSE_LEGS[k] & (1u128 << x) != 0 && horse_attack(sq, k, them, Some(x)))
