@@ -10,6 +10,8 @@
 #   book      not store, pipeline, explorer, web, cli
 #   explorer  not pipeline, web, cli
 #   web       not pipeline, cli
+#   engine    rules, notation and the value types of formats (it speaks the UCI protocol)
+#   analysis  not pipeline, explorer, book, web, cli
 #   and no module outside src/rules reads the board's representation (`.sq`, `.occ`, `.kings`).
 #
 # Every `crate::NAME` path counts, including the names inside `use crate::{a::X, b}`.
@@ -25,6 +27,8 @@ declare -A forbidden=(
   [book]="store pipeline explorer web cli"
   [explorer]="pipeline web cli"
   [web]="pipeline cli"
+  [engine]="store pipeline explorer book web cli analysis"
+  [analysis]="pipeline explorer book web cli"
 )
 io_crates='rusqlite|rayon|clap|std::fs|std::net|tiny_http|indicatif'
 

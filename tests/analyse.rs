@@ -647,7 +647,7 @@ fn book_min_eval_leaves_out_the_moves_the_engine_scores_low() {
         let out = qipu()
             .args(["book", "--db"])
             .arg(&db)
-            .args(["--format", "qipu", "--out"])
+            .args(["--format", "qipu", "--min-games", "1", "--out"])
             .arg(&out_book)
             .args(extra)
             .arg("--json")

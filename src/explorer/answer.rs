@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::Opening;
 use crate::{
     rules::{Color, Move, Outcome, Variant},
-    store::GameCounts,
+    store::{evals::StoredEval, GameCounts},
 };
 
 /// The answer for one position.
@@ -29,6 +29,23 @@ pub struct Answer {
     pub top_games: Vec<TopGame>,
     /// Why no game goes through the position, when none does.
     pub no_games: Option<NoGames>,
+    /// The engine's own choice in the position (`qipu analyse`), played in a game or not.
+    pub engine_best: Option<EngineChoice>,
+}
+
+/// The move an engine chose in the position, with its score when stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineChoice {
+    /// The move.
+    pub mv: Move,
+    /// The move in other notations.
+    pub notation: BTreeMap<&'static str, String>,
+    /// Its score, when the engine scored it alone.
+    pub eval: Option<StoredEval>,
+    /// The depth of the search that chose it.
+    pub depth: u32,
+    /// The engine's name.
+    pub engine: String,
 }
 
 /// One move from the position and the games that played it.
@@ -42,6 +59,8 @@ pub struct MoveLine {
     pub counts: GameCounts,
     /// Latest date it was played (`YYYY`, `YYYY-MM` or `YYYY-MM-DD`).
     pub last_date: Option<String>,
+    /// The engine's score of the move, when `qipu analyse` stored one.
+    pub eval: Option<StoredEval>,
 }
 
 /// A game in the top-games list.

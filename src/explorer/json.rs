@@ -9,10 +9,11 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Answer, MoveLine, Opening, TopGame};
+use super::{Answer, EngineChoice, MoveLine, Opening, TopGame};
 use crate::{
+    formats::facts::Score,
     rules::{Color, Outcome},
-    store::GameCounts,
+    store::{evals::StoredEval, GameCounts},
 };
 
 /// The answer for one position.
@@ -44,6 +45,10 @@ pub struct ExploreJson {
     /// `other_variant` (the FEN and moves reach games of the other variant) or `not_reached`;
     /// `null` otherwise.
     pub no_games: Option<String>,
+    /// The engine's own choice in the position, when `qipu analyse` stored one (absent
+    /// otherwise): `{move, notation, eval, depth, engine}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_best: Option<EngineBestJson>,
 }
 
 /// Statistics of one move from the position.
@@ -71,6 +76,70 @@ pub struct MoveJson {
     pub avg_rating: Option<f64>,
     /// Latest date it was played (`YYYY`, `YYYY-MM` or `YYYY-MM-DD`).
     pub last_date: Option<String>,
+    /// The engine's score of the move (absent when none is stored).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eval: Option<EvalJson>,
+}
+
+/// An engine's score of a move, from the view of the side to move: centipawns or mate in N
+/// (negative: the mover is mated), with the depth and the engine that searched it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EvalJson {
+    /// Centipawns, `null` for a mate score.
+    pub cp: Option<i32>,
+    /// Mate in this many moves, `null` for a centipawn score.
+    pub mate: Option<i32>,
+    /// Search depth.
+    pub depth: u32,
+    /// The engine's name.
+    pub engine: String,
+}
+
+impl From<&StoredEval> for EvalJson {
+    fn from(e: &StoredEval) -> EvalJson {
+        let (cp, mate) = match e.score {
+            Score::Cp(cp) => (Some(cp), None),
+            Score::Mate(m) => (None, Some(m)),
+        };
+        EvalJson {
+            cp,
+            mate,
+            depth: e.depth,
+            engine: e.engine.clone(),
+        }
+    }
+}
+
+/// The engine's own choice in the position: a novelty suggestion when no game played it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineBestJson {
+    /// Canonical coordinates.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The move in other notations.
+    pub notation: BTreeMap<String, String>,
+    /// Its score, when stored.
+    pub eval: Option<EvalJson>,
+    /// The depth of the search that chose it.
+    pub depth: u32,
+    /// The engine's name.
+    pub engine: String,
+}
+
+impl From<&EngineChoice> for EngineBestJson {
+    fn from(c: &EngineChoice) -> EngineBestJson {
+        EngineBestJson {
+            mv: c.mv.to_string(),
+            notation: c
+                .notation
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            eval: c.eval.as_ref().map(EvalJson::from),
+            depth: c.depth,
+            engine: c.engine.clone(),
+        }
+    }
 }
 
 /// A game in a list.
@@ -115,6 +184,7 @@ impl From<&Answer> for ExploreJson {
             moves: a.moves.iter().map(|m| MoveJson::new(m, a.turn)).collect(),
             top_games: a.top_games.iter().map(GameSummary::from).collect(),
             no_games: a.no_games.map(|n| n.code().to_string()),
+            engine_best: a.engine_best.as_ref().map(EngineBestJson::from),
         }
     }
 }
@@ -137,6 +207,7 @@ impl MoveJson {
             score: score(c, turn),
             avg_rating: (c.rating_count > 0).then(|| c.rating_sum as f64 / c.rating_count as f64),
             last_date: m.last_date.clone(),
+            eval: m.eval.as_ref().map(EvalJson::from),
         }
     }
 }

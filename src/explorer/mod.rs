@@ -42,7 +42,7 @@ use std::{
     fmt,
 };
 
-pub use answer::{Answer, MoveLine, NoGames, TopGame};
+pub use answer::{Answer, EngineChoice, MoveLine, NoGames, TopGame};
 pub use opening::{ecco_name, name_position, opening_from_label, Opening};
 pub use query::{
     mean_rating, parse_side, parse_speeds, parse_variant, Filter, GameFacts, PartialDate, Query,
@@ -461,11 +461,36 @@ fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>) -> Answer {
                 notation: notations(pos, m),
                 counts: t.counts,
                 last_date: t.last_date,
+                eval: None,
             })
             .collect(),
         top_games,
         no_games: None,
+        engine_best: None,
     }
+}
+
+/// Step 4: the engine's scores of the moves and its own choice, where `qipu analyse` stored
+/// them (for the position itself, not its mirror).
+fn attach_evals(store: &Store, pos: &AnyPosition, answer: &mut Answer) -> Result<(), StoreError> {
+    let evals = store.evals_at(answer.key)?;
+    if evals.is_empty() {
+        return Ok(());
+    }
+    let eval_of = |m: Move| evals.iter().find(|e| e.mv == m).cloned();
+    for line in &mut answer.moves {
+        line.eval = eval_of(line.mv);
+    }
+    if let Some(best) = store.engine_best(answer.key)? {
+        answer.engine_best = best.mv.map(|mv| EngineChoice {
+            mv,
+            notation: notations(pos, mv),
+            eval: eval_of(mv),
+            depth: best.depth,
+            engine: best.engine,
+        });
+    }
+    Ok(())
 }
 
 /// Answers a query from the store: the position's totals, its moves (most played first),
@@ -486,6 +511,7 @@ pub fn explore(store: &Store, q: &Query) -> Result<Answer, Error> {
     let candidates = std::mem::take(&mut gathered.top);
     let top = top_games(store, q, &keys, candidates)?;
     let mut answer = assemble(q, gathered, top);
+    attach_evals(store, pos, &mut answer)?;
     if answer.counts.games == 0 {
         answer.no_games = Some(why_empty(store, q, &keys)?);
     }

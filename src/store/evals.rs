@@ -150,7 +150,9 @@ impl Store {
         best: Option<(Option<Move>, u32)>,
         rows: &[EvalRow],
     ) -> Result<usize, StoreError> {
-        let tx = self.conn.transaction()?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let written = insert_evals(&tx, engine, rows.iter().map(|r| (key, *r)))?;
         if let Some((mv, depth)) = best {
             tx.execute(
@@ -175,7 +177,9 @@ impl Store {
         engine: i64,
         rows: &[(u64, EvalRow)],
     ) -> Result<usize, StoreError> {
-        let tx = self.conn.transaction()?;
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let written = insert_evals(&tx, engine, rows.iter().copied())?;
         tx.commit()?;
         Ok(written)

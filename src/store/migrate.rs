@@ -1,7 +1,7 @@
 //! Forward migrations: `schema/NNN_*.sql`, applied in order, each in one transaction that
 //! also bumps `PRAGMA user_version` and runs the migration's Rust step, if it has one.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::{
     model::{PositionKey, StoredGame},
@@ -76,7 +76,12 @@ pub(super) fn migrate(store: &Store) -> Result<(), StoreError> {
         return Err(too_new(v));
     }
     for (i, m) in MIGRATIONS.iter().enumerate().skip(v.max(0) as usize) {
-        let tx = store.conn.unchecked_transaction()?;
+        // The write lock is taken first, then the version read again: of two processes
+        // opening a new file together, one applies the migration and the other skips it.
+        let tx = Transaction::new_unchecked(&store.conn, TransactionBehavior::Immediate)?;
+        if version(&tx)? > i as i64 {
+            continue;
+        }
         tx.execute_batch(m.sql)
             .map_err(|e| StoreError::Schema(format!("migration {}: {e}", m.name)))?;
         if let Some(step) = m.then {

@@ -2,7 +2,7 @@
 
 use std::{borrow::Cow, collections::HashMap};
 
-use rusqlite::OptionalExtension;
+use rusqlite::{OptionalExtension, Transaction, TransactionBehavior};
 
 use super::{
     buckets::Buckets,
@@ -82,7 +82,9 @@ impl Store {
             self.sources = Some(known);
         }
         let sources = self.sources.get_or_insert_with(HashMap::new);
-        let tx = self.conn.unchecked_transaction()?;
+        // IMMEDIATE: a batch reads before it writes, and a deferred transaction that must
+        // then wait for another writer fails at once instead of waiting.
+        let tx = Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
         let mut out = BatchOutcome::default();
         let mut counted = Vec::with_capacity(records.len());
         let mut players = Vec::with_capacity(records.len());
