@@ -693,3 +693,91 @@ fn book_min_eval_leaves_out_the_moves_the_engine_scores_low() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--min-eval needs --db"));
 }
+
+#[test]
+fn explore_shows_each_moves_eval_and_the_engines_choice_even_unplayed() {
+    use qipu::store::evals::EvalRow;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("e.db");
+    make_db(&db, false);
+    // At the start h0g2, h2e2 and c3c4 were played. The engine scored two of them and chose
+    // b2e2, which no game played, scoring it too.
+    {
+        let mut store = Store::open(&db).unwrap();
+        let engine = store.eval_engine("hand", "Threads=1").unwrap();
+        let row = |m: &str, score| EvalRow {
+            mv: m.parse().unwrap(),
+            score,
+            depth: 12,
+        };
+        let start = AnyPosition::new(Variant::Xiangqi).key();
+        let best = Some((Some("b2e2".parse().unwrap()), 12));
+        store
+            .write_position_evals(
+                engine,
+                start,
+                best,
+                &[
+                    row("h2e2", Score::Cp(31)),
+                    row("c3c4", Score::Mate(-4)),
+                    row("b2e2", Score::Cp(40)),
+                ],
+            )
+            .unwrap();
+    }
+    let out = qipu()
+        .args(["explore", "--db"])
+        .arg(&db)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let eval_of = |m: &str| {
+        doc["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["move"] == m)
+            .map(|x| x.get("eval").cloned())
+    };
+    assert_eq!(
+        eval_of("h2e2"),
+        Some(Some(
+            serde_json::json!({"cp": 31, "mate": null, "depth": 12, "engine": "hand"})
+        ))
+    );
+    assert_eq!(
+        eval_of("c3c4"),
+        Some(Some(
+            serde_json::json!({"cp": null, "mate": -4, "depth": 12, "engine": "hand"})
+        ))
+    );
+    assert_eq!(
+        eval_of("h0g2"),
+        Some(None),
+        "no score stored: no eval field"
+    );
+    assert_eq!(doc["engine_best"]["move"], "b2e2");
+    assert_eq!(doc["engine_best"]["notation"]["wxf"], "C8.5");
+    assert_eq!(doc["engine_best"]["eval"]["cp"], 40);
+    assert_eq!(doc["engine_best"]["depth"], 12);
+    // The table has the column and the line.
+    let text = qipu()
+        .args(["explore", "--no-board", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    let header = text.lines().find(|l| l.starts_with("move")).unwrap();
+    assert!(header.contains(" eval "), "{text}");
+    let h2e2 = text.lines().find(|l| l.starts_with("h2e2")).unwrap();
+    assert!(h2e2.contains(" +31 "), "{h2e2}");
+    let c3c4 = text.lines().find(|l| l.starts_with("c3c4")).unwrap();
+    assert!(c3c4.contains(" #-4 "), "{c3c4}");
+    assert!(text.contains("engine's choice: b2e2 C8.5"), "{text}");
+}

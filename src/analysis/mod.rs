@@ -35,12 +35,9 @@ use std::{
 };
 
 use crate::{
-    engine::{engine_fen, Engine, EngineError, EngineSpec, Limit, Score},
+    engine::{engine_fen, Engine, EngineError, EngineSpec, Limit},
     rules::{AnyPosition, JanggiRules, Move, Variant},
-    store::{
-        evals::{EvalRow, StoredEval},
-        PositionKey, Store, StoreError,
-    },
+    store::{evals::EvalRow, PositionKey, Store, StoreError},
 };
 
 /// What to analyse and how.
@@ -388,29 +385,10 @@ pub fn start_engines(spec: &EngineSpec, jobs: usize) -> Result<Vec<Engine>, Engi
     (0..jobs.max(1)).map(|_| Engine::start(spec)).collect()
 }
 
-/// A stored evaluation as the explorer's JSON shows it: `{"cp", "mate", "depth", "engine"}`
-/// (one of `cp` and `mate` is null).
-///
-/// ```
-/// use qipu::analysis::eval_json;
-/// use qipu::formats::facts::Score;
-/// use qipu::store::evals::StoredEval;
-/// let e = StoredEval { mv: "h2e2".parse().unwrap(), score: Score::Mate(-3), depth: 12,
-///     engine: "Fairy-Stockfish 11.1".into(), options: String::new(), best: false };
-/// assert_eq!(eval_json(&e).to_string(),
-///     r#"{"cp":null,"depth":12,"engine":"Fairy-Stockfish 11.1","mate":-3}"#);
-/// ```
-pub fn eval_json(e: &StoredEval) -> serde_json::Value {
-    let (cp, mate) = match e.score {
-        Score::Cp(cp) => (Some(cp), None),
-        Score::Mate(m) => (None, Some(m)),
-    };
-    serde_json::json!({ "cp": cp, "mate": mate, "depth": e.depth, "engine": e.engine })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Score;
 
     #[test]
     fn a_stored_best_move_without_its_score_is_scored_on_the_next_run() {

@@ -7,8 +7,9 @@ use clap::Args;
 use super::CliError;
 use crate::{
     explorer::{
-        explore as run_query, json::ExploreJson, line, parse_side, parse_variant, Answer, Filter,
-        PartialDate, Query, DEFAULT_TOP_GAMES,
+        explore as run_query,
+        json::{EvalJson, ExploreJson},
+        line, parse_side, parse_variant, Answer, Filter, PartialDate, Query, DEFAULT_TOP_GAMES,
     },
     formats::facts::{Mode, Speed},
     notation::{parse_rules, Line},
@@ -405,8 +406,9 @@ fn write_moves(
     for (k, w) in keys.iter().zip(&widths) {
         header.push_str(&pad(k, w + 2));
     }
+    let with_eval = e.moves.iter().any(|m| m.eval.is_some());
     header.push_str(&format!(
-        "{:>7} {:>6} {:>7}  {:<20}  {:>6} {:>6} {:>6}  {:>5}  {:>6}  last",
+        "{:>7} {:>6} {:>7}  {:<20}  {:>6} {:>6} {:>6}  {:>5}  {:>6}",
         "games",
         "%",
         "decided",
@@ -417,6 +419,10 @@ fn write_moves(
         "score",
         "rating"
     ));
+    if with_eval {
+        header.push_str(&format!("  {:>6}", "eval"));
+    }
+    header.push_str("  last");
     writeln!(out, "\n{header}")?;
     for m in &e.moves {
         let mut line = pad(&m.mv, 6);
@@ -424,7 +430,7 @@ fn write_moves(
             line.push_str(&pad(m.notation.get(*k).map_or("", String::as_str), w + 2));
         }
         line.push_str(&format!(
-            "{:>7} {} {:>7}  {}  {} {} {}  {}  {:>6}  {}",
+            "{:>7} {} {:>7}  {}  {} {} {}  {}  {:>6}",
             m.games,
             right(&pct(m.games, e.games), 6),
             m.decided,
@@ -438,11 +444,43 @@ fn write_moves(
                 5
             ),
             m.avg_rating.map_or("-".to_string(), |r| format!("{r:.0}")),
-            m.last_date.as_deref().unwrap_or("-"),
         ));
+        if with_eval {
+            line.push_str(&format!(
+                "  {:>6}",
+                m.eval.as_ref().map_or("-".to_string(), eval_text)
+            ));
+        }
+        line.push_str("  ");
+        line.push_str(m.last_date.as_deref().unwrap_or("-"));
         writeln!(out, "{}", line.trim_end())?;
     }
+    if let Some(b) = &e.engine_best {
+        let names: Vec<&str> = keys
+            .iter()
+            .filter_map(|k| b.notation.get(*k).map(String::as_str))
+            .collect();
+        writeln!(
+            out,
+            "engine's choice: {} {}  {}  (depth {}, {})",
+            b.mv,
+            names.join(" "),
+            b.eval.as_ref().map_or("-".to_string(), eval_text),
+            b.depth,
+            b.engine
+        )?;
+    }
     Ok(())
+}
+
+/// An engine score as the table shows it, from the mover's view: `+35` centipawns, `#3` mate
+/// in 3, `#-2` mated in 2.
+fn eval_text(e: &EvalJson) -> String {
+    match (e.cp, e.mate) {
+        (_, Some(m)) => format!("#{m}"),
+        (Some(cp), None) => format!("{cp:+}"),
+        (None, None) => "-".to_string(),
+    }
 }
 
 #[cfg(test)]

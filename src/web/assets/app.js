@@ -398,6 +398,7 @@ function drawExplore() {
       h('td', { class: 'num', title: `${m.decided} of ${m.games} games with a known result` },
         m.score === null || m.score === undefined ? '—' : `${(100 * m.score).toFixed(1)}%`),
       h('td', { class: 'num' }, m.avg_rating === null || m.avg_rating === undefined ? '–' : String(Math.round(m.avg_rating))),
+      h('td', { class: 'num', title: m.eval ? `depth ${m.eval.depth}, ${m.eval.engine}` : 'no engine score stored' }, evalText(m.eval)),
     );
     tr.addEventListener('click', () => play(m.move));
     tbody.append(tr);
@@ -410,6 +411,21 @@ function drawExplore() {
     $('games').append(li);
   }
   if (ex.top_games.length === 0) $('games').append(h('li', { class: 'note' }, 'No games.'));
+  if (ex.engine_best) {
+    const b = ex.engine_best;
+    const played = ex.moves.some((m) => m.move === b.move);
+    const tip = h('div', { class: 'engine-best', 'data-engine-best': b.move },
+      `Engine's choice: `, h('strong', {}, moveText(b.move, b.notation)),
+      ` ${evalText(b.eval)} (depth ${b.depth}, ${b.engine})${played ? '' : ' — never played here'}`);
+    $('totals').append(tip);
+  }
+}
+
+// An engine score from the mover's view: +35 centipawns, #3 mate in 3, #-2 mated in 2.
+function evalText(e) {
+  if (!e) return '–';
+  if (e.mate !== null && e.mate !== undefined) return `#${e.mate}`;
+  return e.cp > 0 ? `+${e.cp}` : String(e.cp);
 }
 
 function drawStatus() {
