@@ -91,7 +91,8 @@ pub(super) const MODES: u32 = 3;
 /// Buckets per month: band × speed × mode.
 pub(super) const PER_MONTH: u32 = BANDS * SPEEDS * MODES;
 
-/// The band of a rating (see [`BANDS`]), 1–10.
+/// The band of a rating, 1–10: 1 under 1000, then 200 wide from 1000 to 2599, and 10 for
+/// 2600 and more (band 0 holds the unrated games).
 ///
 /// ```
 /// use qipu::store::rating_band;

@@ -131,7 +131,7 @@ impl Store {
 
     /// Opens (creating it if needed) a database for reading and writing, in WAL mode, and
     /// applies pending migrations. An existing file must be qipu's and sound (see
-    /// [`guard`]) before anything is written to it; several processes may create the same
+    /// `store::guard`) before anything is written to it; several processes may create the same
     /// new database at once.
     ///
     /// # Errors
