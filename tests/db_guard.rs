@@ -2,7 +2,8 @@
 //! binary: an import killed with SIGKILL keeps what it committed and a rerun completes it to
 //! exactly a clean run's database; imports started together into a new file; another
 //! program's file, a non-database and a damaged database are refused untouched; a database
-//! on storage qipu cannot write is still read by `stats`, `export` and `serve`.
+//! on storage qipu cannot write is still read by `stats`, `export` and `serve`; a disk that
+//! fills during an import keeps and reports what was committed.
 
 use std::{
     io::{Read, Write},
@@ -399,4 +400,67 @@ fn a_database_on_read_only_storage_is_read() {
     assert!(!Path::new(&format!("{}-shm", db.display())).exists());
     let _ = std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A small tmpfs mounted for one test and unmounted when dropped.
+struct SmallDisk(PathBuf);
+
+impl SmallDisk {
+    /// Mounts `size` of tmpfs at `dir`, or `None` where this process may not mount (not
+    /// root, no `mount`, a sandbox that forbids it).
+    fn mount(dir: &Path, size: &str) -> Option<SmallDisk> {
+        std::fs::create_dir_all(dir).ok()?;
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| SmallDisk(dir.to_path_buf()))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_keeps_what_was_committed_and_says_so() {
+    let dir = scratch("full-disk");
+    let Some(disk) = SmallDisk::mount(&dir.join("disk"), "1m") else {
+        println!("skipped: cannot mount a tmpfs here (needs root)");
+        return;
+    };
+    // The sample's database is about 1.7 MB: a 1 MiB disk fills part way through.
+    let db = disk.0.join("x.db");
+    let o = import(&db, &["--batch-games", "100"]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("full"), "{err}");
+    // It says how many games were committed, and exactly those are in the database.
+    let said: i64 = err
+        .split(" new games")
+        .next()
+        .and_then(|head| head.split_whitespace().last())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no committed count in: {err}"));
+    assert!(said > 0 && said < 2050, "{err}");
+    assert_eq!(committed(&db), said, "{err}");
+    // Moved to a disk with room, the same import finishes it to exactly a clean import.
+    let moved = dir.join("moved.db");
+    for ext in ["", "-wal", "-shm"] {
+        let from = PathBuf::from(format!("{}{ext}", db.display()));
+        if from.exists() {
+            std::fs::copy(&from, format!("{}{ext}", moved.display())).unwrap();
+        }
+    }
+    drop(disk);
+    assert_eq!(import(&moved, &[]).status().unwrap().code(), Some(0));
+    let clean = dir.join("clean.db");
+    assert_eq!(import(&clean, &[]).status().unwrap().code(), Some(0));
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    assert!(contents(&moved, &out) == contents(&clean, &out));
 }
