@@ -151,6 +151,28 @@ pub(super) fn claim(conn: &Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Puts the file in WAL mode. Switching a new file to WAL needs it alone for a moment, and
+/// SQLite answers "busy" at once (without waiting) when another process opening the same new
+/// file holds it: try again for up to ten seconds, like any other lock.
+///
+/// # Errors
+/// [`StoreError::Sqlite`] when the file stays busy, or for any other failure.
+pub(super) fn enter_wal(conn: &Connection) -> Result<(), StoreError> {
+    let start = std::time::Instant::now();
+    for attempt in 1u64.. {
+        match conn.pragma_update(None, "journal_mode", "WAL") {
+            Err(e)
+                if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
+                    && start.elapsed() < std::time::Duration::from_secs(10) =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(5 * attempt.min(20)));
+            }
+            other => return Ok(other?),
+        }
+    }
+    Ok(())
+}
+
 /// Runs `migrate` until the schema is current, again when another process creating or
 /// upgrading the same file at the same moment made it fail (a table it was about to create
 /// appeared, or the file was locked): each migration is one transaction that also bumps

@@ -75,6 +75,7 @@ pub(super) fn migrate(store: &Store) -> Result<(), StoreError> {
     if v > MIGRATIONS.len() as i64 {
         return Err(too_new(v));
     }
+    let mut applied = 0;
     for (i, m) in MIGRATIONS.iter().enumerate().skip(v.max(0) as usize) {
         // The write lock is taken first, then the version read again: of two processes
         // opening a new file together, one applies the migration and the other skips it.
@@ -89,8 +90,11 @@ pub(super) fn migrate(store: &Store) -> Result<(), StoreError> {
         }
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
         tx.commit()?;
+        applied += 1;
     }
-    if v > 0 && v < MIGRATIONS.len() as i64 {
+    // Only this process's upgrade of an existing file: not a new file another process is
+    // creating at the same moment (VACUUM would wait for it, or fail).
+    if v > 0 && applied > 0 {
         // An upgrade rewrote tables: give the freed pages back to the file system.
         store.conn.execute_batch(sql::VACUUM)?;
     }

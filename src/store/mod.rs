@@ -144,7 +144,7 @@ impl Store {
         if guard::owner(&conn, path)? != guard::Owner::Nobody {
             guard::quick_check(&conn, path)?;
         }
-        conn.pragma_update(None, "journal_mode", "WAL")?;
+        guard::enter_wal(&conn)?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         // After a checkpoint the WAL is cut back to this size (it keeps its largest size
         // otherwise).
@@ -219,16 +219,18 @@ impl Store {
     /// # Errors
     /// [`StoreError::Setting`] if the database was built with another limit.
     pub fn fix_max_ply(&mut self, max_ply: usize) -> Result<(), StoreError> {
+        if self.max_ply()?.is_none() {
+            // Two imports starting on a new file may both get here: the first one's limit
+            // stays, and the other is checked against it below.
+            self.conn
+                .execute(sql::META_SET, ["max_ply", &max_ply.to_string()])?;
+        }
         match self.max_ply()? {
             Some(m) if m == max_ply => Ok(()),
             Some(m) => Err(StoreError::Setting(format!(
                 "this database was built with --max-ply {m}; import with the same limit or into a new database"
             ))),
-            None => {
-                self.conn
-                    .execute(sql::META_SET, ["max_ply", &max_ply.to_string()])?;
-                Ok(())
-            }
+            None => Err(StoreError::Corrupt("meta max_ply was not recorded".into())),
         }
     }
 

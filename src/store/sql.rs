@@ -101,7 +101,9 @@ pub(super) const TOP_EVENTS: &str = "SELECT event, count(*) AS n FROM games \
 /// A `meta` setting.
 pub(super) const META_GET: &str = "SELECT value FROM meta WHERE name = ?1";
 /// Records a `meta` setting.
-pub(super) const META_SET: &str = "INSERT INTO meta (name, value) VALUES (?1, ?2)";
+/// (A setting another process recorded first is kept: the caller reads it back.)
+pub(super) const META_SET: &str =
+    "INSERT INTO meta (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING";
 
 /// Empties the `WAL` into the main file.
 pub(super) const CHECKPOINT: &str = "PRAGMA wal_checkpoint(TRUNCATE)";
