@@ -623,25 +623,15 @@ fn a_path_that_is_no_engine_fails_at_once_with_a_clear_error() {
 
 #[test]
 fn book_min_eval_leaves_out_the_moves_the_engine_scores_low() {
-    use qipu::store::evals::EvalRow;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("b.db");
-    make_db(&db, false);
     // At the start h0g2, h2e2 and c3c4 were played; the engine likes h2e2, hates c3c4, and
     // has said nothing of h0g2.
-    {
-        let mut store = Store::open(&db).unwrap();
-        let engine = store.eval_engine("hand", "").unwrap();
-        let row = |m: &str, cp| EvalRow {
-            mv: m.parse().unwrap(),
-            score: Score::Cp(cp),
-            depth: 10,
-        };
-        let start = AnyPosition::new(Variant::Xiangqi).key();
-        store
-            .write_position_evals(engine, start, None, &[row("h2e2", 30), row("c3c4", -250)])
-            .unwrap();
-    }
+    db_with_start_evals(
+        &db,
+        None,
+        &[("h2e2", Score::Cp(30), 10), ("c3c4", Score::Cp(-250), 10)],
+    );
     let probe_start = |extra: &[&str]| {
         let out_book = dir.path().join("b.qbk");
         let out = qipu()
@@ -696,35 +686,19 @@ fn book_min_eval_leaves_out_the_moves_the_engine_scores_low() {
 
 #[test]
 fn explore_shows_each_moves_eval_and_the_engines_choice_even_unplayed() {
-    use qipu::store::evals::EvalRow;
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("e.db");
-    make_db(&db, false);
     // At the start h0g2, h2e2 and c3c4 were played. The engine scored two of them and chose
     // b2e2, which no game played, scoring it too.
-    {
-        let mut store = Store::open(&db).unwrap();
-        let engine = store.eval_engine("hand", "Threads=1").unwrap();
-        let row = |m: &str, score| EvalRow {
-            mv: m.parse().unwrap(),
-            score,
-            depth: 12,
-        };
-        let start = AnyPosition::new(Variant::Xiangqi).key();
-        let best = Some((Some("b2e2".parse().unwrap()), 12));
-        store
-            .write_position_evals(
-                engine,
-                start,
-                best,
-                &[
-                    row("h2e2", Score::Cp(31)),
-                    row("c3c4", Score::Mate(-4)),
-                    row("b2e2", Score::Cp(40)),
-                ],
-            )
-            .unwrap();
-    }
+    db_with_start_evals(
+        &db,
+        Some(("b2e2", 12)),
+        &[
+            ("h2e2", Score::Cp(31), 12),
+            ("c3c4", Score::Mate(-4), 12),
+            ("b2e2", Score::Cp(40), 12),
+        ],
+    );
     let out = qipu()
         .args(["explore", "--db"])
         .arg(&db)
@@ -780,4 +754,26 @@ fn explore_shows_each_moves_eval_and_the_engines_choice_even_unplayed() {
     let c3c4 = text.lines().find(|l| l.starts_with("c3c4")).unwrap();
     assert!(c3c4.contains(" #-4 "), "{c3c4}");
     assert!(text.contains("engine's choice: b2e2 C8.5"), "{text}");
+}
+
+/// The test games' database at `db`, with hand-written scores of start-position moves by an
+/// engine called `hand`, and its choice there (move, depth) if given.
+fn db_with_start_evals(db: &Path, best: Option<(&str, u32)>, rows: &[(&str, Score, u32)]) {
+    use qipu::store::evals::EvalRow;
+    make_db(db, false);
+    let mut store = Store::open(db).unwrap();
+    let engine = store.eval_engine("hand", "").unwrap();
+    let rows: Vec<EvalRow> = rows
+        .iter()
+        .map(|&(m, score, depth)| EvalRow {
+            mv: m.parse().unwrap(),
+            score,
+            depth,
+        })
+        .collect();
+    let best = best.map(|(m, depth)| (Some(m.parse().unwrap()), depth));
+    let start = AnyPosition::new(Variant::Xiangqi).key();
+    store
+        .write_position_evals(engine, start, best, &rows)
+        .unwrap();
 }

@@ -38,17 +38,19 @@ pub struct ExploreArgs {
     /// server (default: server, the rules the database's games were replayed under).
     #[arg(long, value_parser = parse_rules)]
     rules: Option<JanggiRules>,
-    /// Only games on or after this date (YYYY, YYYY-MM, YYYY-MM-DD or YYYY.MM.DD; a
-    /// partial date is kept unless certainly outside the range).
+    /// Only games on or after this month (YYYY, YYYY-MM; a day, YYYY-MM-DD or YYYY.MM.DD,
+    /// counts as its whole month; a partial date is kept unless certainly outside the range).
     #[arg(long)]
     since: Option<PartialDate>,
-    /// Only games on or before this date.
+    /// Only games on or before this month (as --since).
     #[arg(long)]
     until: Option<PartialDate>,
-    /// Only games whose mean known rating is at least this.
+    /// Only games whose rating band is at least this rating's band. Bands are of the mean of
+    /// the two known ratings (one known: that one): under 1000, 1000–1199, 1200–1399, …,
+    /// 2400–2599, 2600 and up; unrated games fail any rating bound.
     #[arg(long)]
     min_rating: Option<u32>,
-    /// Only games whose mean known rating is at most this.
+    /// Only games whose rating band is at most this rating's band (see --min-rating).
     #[arg(long)]
     max_rating: Option<u32>,
     /// Only games of this player (the whole name, compared ignoring case, width and spaces).

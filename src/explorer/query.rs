@@ -183,9 +183,10 @@ pub struct Filter {
     pub since: Option<PartialDate>,
     /// Only games on or before this date.
     pub until: Option<PartialDate>,
-    /// Only games whose mean known rating is at least this.
+    /// Only games whose rating band (of the mean known rating, see `store::rating_band`) is
+    /// at least this rating's band.
     pub min_rating: Option<u32>,
-    /// Only games whose mean known rating is at most this.
+    /// Only games whose rating band is at most this rating's band.
     pub max_rating: Option<u32>,
     /// Only games of this player: the name as written; compared folded
     /// ([`fold`]), whole name, on either side or on `side`.
