@@ -19,14 +19,7 @@ use qipu::{
 };
 
 fn start(config: Config) -> SocketAddr {
-    let server = Server::bind(Config {
-        addr: "127.0.0.1:0".to_string(),
-        ..config
-    })
-    .expect("bind");
-    let addr = server.local_addr();
-    thread::spawn(move || server.run());
-    addr
+    crate::common::start_server(config)
 }
 
 fn short_timeouts() -> Timeouts {

@@ -28,7 +28,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension};
 
-use super::{Store, StoreError};
+use super::{PositionKey, Store, StoreError};
 use crate::{formats::facts::Score, rules::Move};
 
 /// One move's score to store.
@@ -86,7 +86,7 @@ pub struct StoredDepths {
 fn bad_move(code: i64, key: i64) -> StoreError {
     StoreError::Corrupt(format!(
         "evaluation of position {:016x}: bad move code {code}",
-        key as u64
+        PositionKey::from_rowid(key).0
     ))
 }
 
@@ -101,7 +101,7 @@ fn to_score(cp: Option<i64>, mate: Option<i64>, key: i64) -> Result<Score, Store
     let bad = || {
         StoreError::Corrupt(format!(
             "evaluation of position {:016x}: score cp {cp:?} mate {mate:?}",
-            key as u64
+            PositionKey::from_rowid(key).0
         ))
     };
     match (cp, mate) {
@@ -115,7 +115,7 @@ fn to_depth(d: i64, key: i64) -> Result<u32, StoreError> {
     u32::try_from(d).map_err(|_| {
         StoreError::Corrupt(format!(
             "evaluation of position {:016x}: depth {d}",
-            key as u64
+            PositionKey::from_rowid(key).0
         ))
     })
 }
@@ -160,7 +160,12 @@ impl Store {
                  ON CONFLICT (key) DO UPDATE SET mv = excluded.mv, depth = excluded.depth,
                      engine = excluded.engine
                  WHERE excluded.depth > eval_best.depth",
-                params![key as i64, mv.map(Move::to_u16), depth, engine],
+                params![
+                    PositionKey(key).to_rowid(),
+                    mv.map(Move::to_u16),
+                    depth,
+                    engine
+                ],
             )?;
         }
         tx.commit()?;
@@ -191,7 +196,7 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is not what qipu writes.
     pub fn evals_at(&self, key: u64) -> Result<Vec<StoredEval>, StoreError> {
-        let key = key as i64;
+        let key = PositionKey(key).to_rowid();
         let mut stmt = self.conn.prepare_cached(
             "SELECT e.mv, e.cp, e.mate, e.depth, g.name, g.options,
                     e.mv IS (SELECT mv FROM eval_best WHERE key = e.key)
@@ -229,7 +234,7 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails or the row is not what qipu writes.
     pub fn engine_best(&self, key: u64) -> Result<Option<EngineBest>, StoreError> {
-        let key = key as i64;
+        let key = PositionKey(key).to_rowid();
         let row = self
             .conn
             .prepare_cached(
@@ -261,7 +266,7 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is not what qipu writes.
     pub fn eval_depths(&self, key: u64) -> Result<StoredDepths, StoreError> {
-        let k = key as i64;
+        let k = PositionKey(key).to_rowid();
         let stored = self
             .conn
             .prepare_cached("SELECT depth, mv FROM eval_best WHERE key = ?1")?
@@ -309,7 +314,10 @@ impl Store {
         let mut out = HashMap::new();
         for row in rows {
             let (key, mv, cp, mate) = row?;
-            out.insert((key as u64, to_move(mv, key)?), to_score(cp, mate, key)?);
+            out.insert(
+                (PositionKey::from_rowid(key).0, to_move(mv, key)?),
+                to_score(cp, mate, key)?,
+            );
         }
         Ok(out)
     }
@@ -345,7 +353,7 @@ fn insert_evals(
             Score::Mate(m) => (None, Some(m)),
         };
         written += stmt.execute(params![
-            key as i64,
+            PositionKey(key).to_rowid(),
             r.mv.to_u16(),
             cp,
             mate,

@@ -136,3 +136,16 @@ impl Rng {
         (self.next() % n as u64) as usize
     }
 }
+
+/// Binds `qipu serve`'s server on a free loopback port with `config`, runs it on a thread
+/// and returns its address.
+pub fn start_server(config: qipu::web::Config) -> std::net::SocketAddr {
+    let server = qipu::web::Server::bind(qipu::web::Config {
+        addr: "127.0.0.1:0".to_string(),
+        ..config
+    })
+    .expect("bind");
+    let addr = server.local_addr();
+    std::thread::spawn(move || server.run());
+    addr
+}

@@ -4,9 +4,9 @@
 
 mod cdp;
 
-use std::{path::PathBuf, thread};
+use std::path::PathBuf;
 
-use qipu::web::{Config, Server};
+use qipu::web::Config;
 use serde_json::{json, Value};
 
 use cdp::{find_chromium, Browser};
@@ -16,14 +16,7 @@ fn shots() -> PathBuf {
 }
 
 fn start_server(config: Config) -> String {
-    let server = Server::bind(Config {
-        addr: "127.0.0.1:0".to_string(),
-        ..config
-    })
-    .expect("bind");
-    let addr = server.local_addr();
-    thread::spawn(move || server.run());
-    format!("http://{addr}/")
+    format!("http://{}/", crate::common::start_server(config))
 }
 
 /// What the page shows: FEN, pieces on the board, rows of the move table, the line.
