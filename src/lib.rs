@@ -15,7 +15,7 @@
 //!
 //! The layers, bottom up, and what each may not import (checked by `scripts/check-layering.sh`):
 //! `rules` (nothing of the crate), `notation` (no `formats` and up), `formats` (no `store` and
-//! up), `book` (no `store` and up), `store` (no `pipeline` and up), `explorer` (no `pipeline`,
+//! up), `book` (no `store` and up), `store` (no `pipeline` and up), `bulk` (the Spark build's map and load: no `explorer`, `web`, `cli`), `explorer` (no `pipeline`,
 //! `web`, `cli`), `web` (no `pipeline`, `cli`), and `cli` on top. `cli` is the binary's
 //! plumbing, not library API.
 
@@ -23,6 +23,7 @@
 
 pub mod analysis;
 pub mod book;
+pub mod bulk;
 #[doc(hidden)]
 pub mod cli;
 pub mod engine;

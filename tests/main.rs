@@ -12,6 +12,7 @@ mod formats;
 mod notation;
 mod pipeline;
 mod rules;
+mod spark;
 mod store;
 mod web;
 mod web_limits;

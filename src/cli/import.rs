@@ -53,14 +53,14 @@ fn read_inputs(paths: Vec<PathBuf>) -> impl Iterator<Item = Piece> + Send {
 }
 
 /// Peak resident memory of this process in bytes (Linux `VmHWM`), if known.
-fn peak_rss_bytes() -> Option<u64> {
+pub(super) fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }
 
-fn error_json(e: &GameError) -> serde_json::Value {
+pub(super) fn error_json(e: &GameError) -> serde_json::Value {
     serde_json::json!({
         "file": e.file,
         "game": e.game,
@@ -70,7 +70,7 @@ fn error_json(e: &GameError) -> serde_json::Value {
     })
 }
 
-fn write_report(path: &PathBuf, errors: &[GameError]) -> Result<(), CliError> {
+pub(super) fn write_report(path: &PathBuf, errors: &[GameError]) -> Result<(), CliError> {
     let mut w = csv::Writer::from_path(path)?;
     w.write_record(["file", "game", "ply", "token", "reason"])?;
     for e in errors {

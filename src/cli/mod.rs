@@ -3,9 +3,11 @@
 mod analyse;
 mod book;
 mod convert;
+mod emit;
 mod explore;
 mod export;
 mod import;
+mod load;
 mod players;
 mod position_args;
 mod probe;
@@ -51,6 +53,10 @@ enum Command {
     Analyse(analyse::AnalyseArgs),
     /// The players whose name contains a pattern, most games first.
     Players(players::PlayersArgs),
+    /// The map of a Spark build: games and positions as Parquet for spark/build.py.
+    Emit(emit::EmitArgs),
+    /// Write a database from the output of spark/build.py (fresh, or adding to one).
+    Load(load::LoadArgs),
 }
 
 /// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
@@ -70,6 +76,8 @@ pub fn main() -> ExitCode {
         Command::Stats(args) => stats::stats(&args),
         Command::Analyse(args) => analyse::analyse(&args),
         Command::Players(args) => players::players(&args),
+        Command::Emit(args) => emit::emit(&args),
+        Command::Load(args) => load::load(&args),
     };
     match result {
         Ok(code) => code,

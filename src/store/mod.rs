@@ -41,6 +41,7 @@ mod filter;
 mod game_facts;
 mod guard;
 mod links;
+mod load;
 mod migrate;
 mod model;
 mod players;
@@ -58,6 +59,7 @@ use rusqlite::{Connection, OpenFlags};
 pub use codec::{content_hash, END_OF_GAME};
 pub use filter::{band_floor, rating_band, BucketFilter, Month};
 pub use guard::{APPLICATION_ID, WAL_KEPT_BYTES};
+pub use load::{wire, LoadOutcome, LoadedGames, PositionRow};
 pub use model::{
     top_score, DbStats, GameCounts, GameRecord, GameThrough, MoveRow, OpeningRow, PlayerRow,
     PositionKey, PositionStats, StoredGame, VariantCount,

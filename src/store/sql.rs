@@ -111,3 +111,9 @@ pub(super) const CHECKPOINT: &str = "PRAGMA wal_checkpoint(TRUNCATE)";
 pub(super) const USER_VERSION: &str = "PRAGMA user_version";
 /// Gives freed pages back to the file system.
 pub(super) const VACUUM: &str = "VACUUM";
+
+/// Whether any game is stored (`qipu load` writes a fresh database only into one without).
+pub(super) const ANY_GAME: &str = "SELECT EXISTS (SELECT 1 FROM games)";
+/// Whether any position statistics are stored.
+pub(super) const ANY_RANGE: &str =
+    "SELECT EXISTS (SELECT 1 FROM position_ranges) OR EXISTS (SELECT 1 FROM positions)";

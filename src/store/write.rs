@@ -292,7 +292,7 @@ impl Store {
     }
 
     /// Stores a busy position's own row.
-    fn write_busy(
+    pub(super) fn write_busy(
         &self,
         key: PositionKey,
         summary: &Summary,
@@ -411,7 +411,7 @@ impl Touch {
 }
 
 /// Counts games in a summary and its buckets.
-fn add_all(
+pub(super) fn add_all(
     s: &mut Summary,
     b: &mut Buckets,
     games: &[(Link, &Counted<'_>)],

@@ -1,0 +1,529 @@
+//! Building a database past one machine: the map (`qipu emit`) and the load (`qipu load`) around
+//! the Spark job of `spark/build.py`, which only groups, counts and sorts.
+//!
+//! What it owns: the Parquet tables exchanged with the job (their columns are listed in
+//! [`GAME_COLUMNS`], [`POSITION_COLUMNS`] and `spark/README.md`), the per-game values the job
+//! groups by ([`identity`], [`richness`], [`order_key`]), and turning the job's sorted output
+//! back into store calls. What it may not touch: SQL and blob formats (the store's: games go
+//! through [`Store::write_batch`], a fresh database's statistics through
+//! [`Store::load_positions`]), reading and replaying games (the readers' [`pieces`] and
+//! [`GameRecord::from_game`], as an import does them). It sits beside `pipeline`, below `cli`.
+//!
+//! ```text
+//! qipu emit IN... --out facts/    facts/games/part-*.parquet      one row per game read
+//!                                 facts/positions/part-*.parquet  (identity, key, mv) per
+//!                                                                 distinct position of a game
+//! spark-submit spark/build.py facts/ stats/
+//!                                 stats/games/      the kept games with their id, by id
+//!                                 stats/positions/  (key, id, mv), by key then id
+//! qipu load stats/ --db games.db
+//! ```
+
+pub mod parquet;
+
+use std::{
+    fmt,
+    path::{Path, PathBuf},
+};
+
+use rayon::prelude::*;
+
+use self::parquet::{col, read_table, ColumnDef, Kind, Row, TableWriter, Value};
+use crate::{
+    formats::{
+        distinct_positions,
+        facts::{Mode, Speed, Termination, TimeControl},
+        pieces, GameError, GameNumbers, Piece, Source, Tags,
+    },
+    pipeline::CHUNK_BYTES,
+    rules::{AnyPosition, Move},
+    store::{wire, GameRecord, LoadedGames, PositionKey, PositionRow, Store, StoreError},
+};
+
+/// An error of emit or load, naming the file (and row) it is about.
+#[derive(Debug)]
+pub struct BulkError(pub String);
+
+impl fmt::Display for BulkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BulkError {}
+
+impl From<StoreError> for BulkError {
+    fn from(e: StoreError) -> BulkError {
+        BulkError(e.to_string())
+    }
+}
+
+/// The key games are deduplicated by: games with the same identity are one game, of which
+/// the job keeps one copy. Today the store's content hash (as `qipu import` recognises a
+/// game already stored).
+pub fn identity(r: &GameRecord) -> u64 {
+    r.hash
+}
+
+/// Which copy of a game the job keeps: the greatest richness, ties by the earliest in the
+/// input. Today every copy is worth the same (0): the first one read is kept, as `qipu import`
+/// keeps it.
+pub fn richness(_r: &GameRecord) -> i64 {
+    0
+}
+
+/// The columns of `facts/games` (and, with `id` in front, of `stats/games`).
+pub const GAME_COLUMNS: &[ColumnDef] = &[
+    col("identity", Kind::Long, false),
+    col("richness", Kind::Long, false),
+    col("order_file", Kind::Text, false),
+    col("order_index", Kind::Long, false),
+    col("hash", Kind::Long, false),
+    col("variant", Kind::Int, false),
+    col("source_file", Kind::Text, false),
+    col("source_index", Kind::Long, false),
+    col("event", Kind::Text, true),
+    col("site", Kind::Text, true),
+    col("round", Kind::Text, true),
+    col("date", Kind::Text, true),
+    col("first", Kind::Text, true),
+    col("second", Kind::Text, true),
+    col("first_rating", Kind::Long, true),
+    col("second_rating", Kind::Long, true),
+    col("result", Kind::Int, false),
+    col("ecco", Kind::Text, true),
+    col("opening", Kind::Text, true),
+    col("variation", Kind::Text, true),
+    col("first_formation", Kind::Text, true),
+    col("second_formation", Kind::Text, true),
+    col("start_fen", Kind::Text, true),
+    col("moves", Kind::Bytes, false),
+    col("time_base", Kind::Long, true),
+    col("time_increment", Kind::Long, true),
+    col("speed", Kind::Int, true),
+    col("mode", Kind::Int, true),
+    col("termination", Kind::Int, true),
+    col("label", Kind::Text, true),
+    col("max_ply", Kind::Long, false),
+];
+
+/// The columns of `facts/positions`: the game's identity, the position's key (the store's
+/// signed rowid) and the move code played there (`Move::to_u16`, 65535 = the game ended
+/// there).
+pub const POSITION_COLUMNS: &[ColumnDef] = &[
+    col("identity", Kind::Long, false),
+    col("key", Kind::Long, false),
+    col("mv", Kind::Int, false),
+];
+
+/// A file's place in the order `qipu import` reads its input: the path's components
+/// joined by a 0 byte (so that text order is the component order of a folder walk), then 1
+/// and the rank of the member within its archive (0 for a plain file). Keys of one input
+/// compare the same wherever it was emitted, so shards emitted apart concatenate to one
+/// emit.
+///
+/// ```
+/// use qipu::bulk::order_key;
+/// assert!(order_key("a/b.pgn", 0) < order_key("a-c/d.pgn", 0)); // "a" before "a-c"
+/// assert!(order_key("x.zip", 2) < order_key("x.zip", 10));
+/// ```
+pub fn order_key(path: &str, member: u32) -> String {
+    let parts: Vec<String> = Path::new(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    format!("{}\u{1}{member:010}", parts.join("\0"))
+}
+
+/// Order keys of the files pieces come from, in reading order: a file on disk is its own
+/// path, a member `archive:inner` takes its archive's path and its rank.
+#[derive(Default)]
+struct FileOrder {
+    last: String,
+    key: String,
+    archive: Option<String>,
+    member: u32,
+}
+
+impl FileOrder {
+    fn of(&mut self, file: &str) -> &str {
+        if file != self.last {
+            self.last = file.to_string();
+            let inside = self
+                .archive
+                .as_ref()
+                .filter(|a| file.len() > a.len() && file.starts_with(a.as_str()))
+                .filter(|a| file.as_bytes().get(a.len()) == Some(&b':'))
+                .cloned();
+            self.key = match inside {
+                Some(a) if !Path::new(file).is_file() => {
+                    self.member = self.member.saturating_add(1);
+                    order_key(&a, self.member)
+                }
+                _ => {
+                    self.archive = Some(file.to_string());
+                    self.member = 0;
+                    order_key(file, 0)
+                }
+            };
+        }
+        &self.key
+    }
+}
+
+/// What `qipu emit` did.
+#[derive(Debug, Default)]
+pub struct EmitReport {
+    /// Games read (replayable or not).
+    pub games_read: u64,
+    /// Game rows written.
+    pub emitted: u64,
+    /// Position rows written.
+    pub positions: u64,
+    /// Games that could not be read or replayed.
+    pub rejected: u64,
+    /// Every error: rejected games and unreadable files (`game == None`).
+    pub errors: Vec<GameError>,
+}
+
+/// A name for this run's part files that another machine's run does not take.
+fn run_name() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos()),
+    );
+    h.write_u32(std::process::id());
+    format!("part-{:016x}.parquet", h.finish())
+}
+
+fn game_row(r: &GameRecord, order_file: &str) -> Vec<Value> {
+    let t = &r.tags;
+    let text = |s: &Option<String>| Value::text(s.as_deref());
+    let small = |v: Option<u8>| Value::int(v.map(i64::from));
+    vec![
+        Value::Int(identity(r) as i64),
+        Value::Int(richness(r)),
+        Value::text(Some(order_file)),
+        Value::Int(r.source.index as i64),
+        Value::Int(r.hash as i64),
+        Value::Int(wire::variant_code(r.variant)),
+        Value::text(Some(&r.source.file)),
+        Value::Int(r.source.index as i64),
+        text(&t.event),
+        text(&t.site),
+        text(&t.round),
+        text(&t.date),
+        text(&t.first),
+        text(&t.second),
+        Value::int(t.first_rating.map(i64::from)),
+        Value::int(t.second_rating.map(i64::from)),
+        Value::Int(wire::result_code(r.result)),
+        text(&t.ecco),
+        text(&t.opening),
+        text(&t.variation),
+        text(&t.first_formation),
+        text(&t.second_formation),
+        text(&r.start_fen),
+        Value::Bytes(wire::pack_moves(&r.moves)),
+        Value::int(t.time_control.map(|c| i64::from(c.base_secs))),
+        Value::int(t.time_control.map(|c| i64::from(c.increment_secs))),
+        small(t.speed.map(Speed::code)),
+        small(t.mode.map(Mode::code)),
+        small(t.termination.map(Termination::code)),
+        text(&r.opening_label),
+        Value::Int(r.max_ply as i64),
+    ]
+}
+
+/// A game row back as the record `qipu import` would have stored (its positions listed by
+/// replaying its moves when `with_positions`).
+fn record_of(row: &Row<'_>, with_positions: bool) -> Result<GameRecord, BulkError> {
+    let int = |name: &str| row.need_int(name);
+    let small = |name: &str| -> Result<Option<u8>, BulkError> {
+        row.int(name)?
+            .map(|v| u8::try_from(v).map_err(|_| row.error(name, "out of range")))
+            .transpose()
+    };
+    let rating = |name: &str| -> Result<Option<u32>, BulkError> {
+        row.int(name)?
+            .map(|v| u32::try_from(v).map_err(|_| row.error(name, "out of range")))
+            .transpose()
+    };
+    let variant = wire::variant_from_code(int("variant")?)
+        .ok_or_else(|| row.error("variant", "unknown code"))?;
+    let moves = row
+        .bytes("moves")?
+        .and_then(|b| wire::unpack_moves(&b))
+        .ok_or_else(|| row.error("moves", "not a packed move list"))?;
+    let max_ply = usize::try_from(int("max_ply")?).map_err(|_| row.error("max_ply", "negative"))?;
+    let secs = |name: &str| -> Result<Option<u32>, BulkError> { rating(name) };
+    let time_control = match (secs("time_base")?, secs("time_increment")?) {
+        (Some(base_secs), Some(increment_secs)) => Some(TimeControl {
+            base_secs,
+            increment_secs,
+        }),
+        _ => None,
+    };
+    let start_fen = row.text("start_fen")?;
+    let tags = Tags {
+        event: row.text("event")?,
+        site: row.text("site")?,
+        round: row.text("round")?,
+        date: row.text("date")?,
+        first: row.text("first")?,
+        second: row.text("second")?,
+        first_rating: rating("first_rating")?,
+        second_rating: rating("second_rating")?,
+        ecco: row.text("ecco")?,
+        opening: row.text("opening")?,
+        variation: row.text("variation")?,
+        first_formation: row.text("first_formation")?,
+        second_formation: row.text("second_formation")?,
+        time_control,
+        speed: small("speed")?.and_then(Speed::from_code),
+        mode: small("mode")?.and_then(Mode::from_code),
+        termination: small("termination")?.and_then(Termination::from_code),
+        ..Tags::default()
+    };
+    let positions = if with_positions {
+        let start = match &start_fen {
+            None => AnyPosition::new(variant),
+            Some(f) => AnyPosition::from_fen(variant, f)
+                .map_err(|e| row.error("start_fen", &e.to_string()))?,
+        };
+        distinct_positions(&start, &moves, max_ply)
+            .into_iter()
+            .map(|(k, m)| (PositionKey(k), m))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(GameRecord {
+        variant,
+        hash: int("hash")? as u64,
+        source: Source {
+            file: row
+                .text("source_file")?
+                .ok_or_else(|| row.error("source_file", "null"))?,
+            index: usize::try_from(int("source_index")?)
+                .map_err(|_| row.error("source_index", "negative"))?,
+        },
+        tags,
+        result: wire::result_from_code(int("result")?),
+        start_fen,
+        moves,
+        max_ply,
+        positions,
+        opening_label: row.text("label")?,
+    })
+}
+
+/// `qipu emit`: reads every input as `qipu import` does (files, folders, zips, in the same
+/// order), replays each game to `max_ply` and writes `out/games/` and `out/positions/`
+/// (one new part file each, beside any already there). Rejected games are in the report's
+/// `errors`.
+///
+/// # Errors
+/// [`BulkError`] if the output cannot be written.
+pub fn emit(paths: &[PathBuf], out: &Path, max_ply: usize) -> Result<EmitReport, BulkError> {
+    let name = run_name();
+    let mut tables = Vec::new();
+    for (dir, table, columns) in [
+        ("games", "qipu_game", GAME_COLUMNS),
+        ("positions", "qipu_position", POSITION_COLUMNS),
+    ] {
+        let dir = out.join(dir);
+        std::fs::create_dir_all(&dir).map_err(|e| BulkError(format!("{}: {e}", dir.display())))?;
+        tables.push(TableWriter::create(&dir.join(&name), table, columns)?);
+    }
+    let (Some(mut position_table), Some(mut game_table)) = (tables.pop(), tables.pop()) else {
+        return Err(BulkError("no table".into()));
+    };
+    let mut report = EmitReport::default();
+    let mut numbers = GameNumbers::default();
+    let mut order = FileOrder::default();
+    let mut input = paths.iter().flat_map(|p| pieces(p)).peekable();
+    while input.peek().is_some() {
+        // A chunk of pieces, read and replayed in parallel, kept in input order.
+        let mut chunk: Vec<Piece> = Vec::new();
+        let mut bytes = 0;
+        while bytes < 4 * CHUNK_BYTES {
+            let Some(p) = input.next() else { break };
+            bytes += p.size().max(1);
+            chunk.push(p);
+        }
+        let done: Vec<(Piece, Vec<Result<GameRecord, GameError>>)> = chunk
+            .into_par_iter()
+            .map(|p| {
+                let records = p
+                    .read()
+                    .into_iter()
+                    .map(|g| g.and_then(|g| GameRecord::from_game(&g, max_ply)))
+                    .collect();
+                (p, records)
+            })
+            .collect();
+        for (piece, mut items) in done {
+            numbers.place(&piece, &mut items);
+            for item in items {
+                match item {
+                    Ok(r) => {
+                        report.games_read += 1;
+                        report.emitted += 1;
+                        let key = order.of(&r.source.file);
+                        game_table.push(game_row(&r, key))?;
+                        let id = identity(&r) as i64;
+                        for &(k, mv) in &r.positions {
+                            position_table.push(vec![
+                                Value::Int(id),
+                                Value::Int(k.to_rowid()),
+                                Value::Int(i64::from(
+                                    mv.map_or(crate::store::END_OF_GAME, Move::to_u16),
+                                )),
+                            ])?;
+                            report.positions += 1;
+                        }
+                    }
+                    Err(e) => {
+                        if e.game.is_some() {
+                            report.games_read += 1;
+                            report.rejected += 1;
+                        }
+                        report.errors.push(e);
+                    }
+                }
+            }
+        }
+    }
+    game_table.finish()?;
+    position_table.finish()?;
+    Ok(report)
+}
+
+/// What `qipu load` did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadReport {
+    /// Whether the database was written fresh (else the games were added incrementally).
+    pub fresh: bool,
+    /// Games of the job's output.
+    pub games: u64,
+    /// New games stored.
+    pub imported: u64,
+    /// Games already in the database (incremental load).
+    pub duplicates: u64,
+    /// Positions written (fresh load).
+    pub positions: u64,
+    /// (position, game) links written (fresh load).
+    pub links: u64,
+}
+
+/// Games per [`Store::write_batch`] of a load.
+const LOAD_BATCH: usize = 20_000;
+
+/// `qipu load`: writes the job's output `dir` (`games/`, `positions/`) into `store`. A store
+/// without games is written fresh: the games in the job's id order, then every position in
+/// one pass ([`Store::load_positions`]). A store with games gets the new ones as an import
+/// batch would add them (deduplicated by content hash, ids after the stored ones, positions
+/// merged): their positions are listed again by replaying their moves.
+///
+/// # Errors
+/// [`BulkError`] if a file is unreadable or not the job's output (ids out of order, a
+/// missing column), or the store fails.
+pub fn load(dir: &Path, store: &mut Store) -> Result<LoadReport, BulkError> {
+    let fresh = store.has_no_games()?;
+    let mut report = LoadReport {
+        fresh,
+        ..LoadReport::default()
+    };
+    let mut loaded = LoadedGames::default();
+    let mut batch: Vec<GameRecord> = Vec::with_capacity(LOAD_BATCH);
+    let mut write = |batch: &mut Vec<GameRecord>,
+                     report: &mut LoadReport|
+     -> Result<(), BulkError> {
+        let out = store.write_batch(batch)?;
+        if fresh && out.duplicates > 0 {
+            return Err(BulkError(format!(
+                "{}: a game repeats (same content hash): not the deduplicated output of spark/build.py",
+                dir.join("games").display()
+            )));
+        }
+        report.imported += out.imported;
+        report.duplicates += out.duplicates;
+        batch.clear();
+        Ok(())
+    };
+    read_table(&dir.join("games"), |row| {
+        let id = row.need_int("id")?;
+        report.games += 1;
+        if id != report.games as i64 {
+            return Err(row.error(
+                "id",
+                &format!(
+                    "{id} where {} was due: games must come by id, 1, 2, …",
+                    report.games
+                ),
+            ));
+        }
+        let r = record_of(row, !fresh)?;
+        if fresh {
+            loaded.push(&r);
+        }
+        batch.push(r);
+        if batch.len() >= LOAD_BATCH {
+            write(&mut batch, &mut report)?;
+        }
+        Ok(())
+    })?;
+    if !batch.is_empty() {
+        write(&mut batch, &mut report)?;
+    }
+    if fresh {
+        let out = load_positions(&dir.join("positions"), store, &loaded)?;
+        report.positions = out.positions;
+        report.links = out.links;
+    }
+    store.checkpoint()?;
+    Ok(report)
+}
+
+/// Streams `stats/positions` into [`Store::load_positions`]: a reader thread decodes the
+/// Parquet files while the store writes.
+fn load_positions(
+    dir: &Path,
+    store: &mut Store,
+    games: &LoadedGames,
+) -> Result<crate::store::LoadOutcome, BulkError> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<PositionRow>, BulkError>>(8);
+    std::thread::scope(|s| {
+        let reader = s.spawn(move || {
+            let mut chunk = Vec::with_capacity(65_536);
+            let read = read_table(dir, |row| {
+                let mv = u16::try_from(row.need_int("mv")?)
+                    .map_err(|_| row.error("mv", "not a move code"))?;
+                chunk.push(PositionRow {
+                    key: PositionKey::from_rowid(row.need_int("key")?),
+                    game: row.need_int("id")?,
+                    mv,
+                });
+                if chunk.len() >= 65_536 && tx.send(Ok(std::mem::take(&mut chunk))).is_err() {
+                    return Err(BulkError("the store stopped".into()));
+                }
+                Ok(())
+            });
+            let _ = match read {
+                Ok(_) => tx.send(Ok(chunk)),
+                Err(e) => tx.send(Err(e)),
+            };
+        });
+        let rows = rx.into_iter().flat_map(|chunk| match chunk {
+            Ok(rows) => rows.into_iter().map(Ok).collect::<Vec<_>>(),
+            Err(e) => vec![Err(StoreError::Corrupt(e.0))],
+        });
+        let out = store.load_positions(games, rows);
+        drop(reader);
+        out.map_err(BulkError::from)
+    })
+}

@@ -1,0 +1,376 @@
+//! Parquet tables, both ways, with the low-level writer and the row reader of the `parquet`
+//! crate (no Arrow): [`TableWriter`] buffers columns and writes one row group per
+//! [`TableWriter::ROW_GROUP`] rows; [`read_table`] walks a folder's part files in name order
+//! (the order Spark writes a sorted output in) and hands each row as named [`Value`]s.
+
+use std::{fs::File, path::Path, sync::Arc};
+
+use parquet::{
+    basic::Compression,
+    column::writer::ColumnWriter,
+    data_type::ByteArray,
+    file::{
+        properties::WriterProperties,
+        reader::{FileReader, SerializedFileReader},
+        writer::SerializedFileWriter,
+    },
+    record::Field,
+    schema::parser::parse_message_type,
+};
+
+use super::BulkError;
+
+/// A column's physical type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `int64`.
+    Long,
+    /// `int32`.
+    Int,
+    /// `binary` annotated UTF-8.
+    Text,
+    /// `binary`.
+    Bytes,
+}
+
+/// A column of a table: name, type, whether it may be null.
+#[derive(Clone, Copy, Debug)]
+pub struct ColumnDef {
+    /// Column name.
+    pub name: &'static str,
+    /// Physical type.
+    pub kind: Kind,
+    /// Whether values may be missing.
+    pub optional: bool,
+}
+
+/// Shorthand for a [`ColumnDef`].
+pub const fn col(name: &'static str, kind: Kind, optional: bool) -> ColumnDef {
+    ColumnDef {
+        name,
+        kind,
+        optional,
+    }
+}
+
+/// One value of a row, as written or read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// Missing.
+    Null,
+    /// An integer (either width).
+    Int(i64),
+    /// Bytes (text as UTF-8).
+    Bytes(Vec<u8>),
+}
+
+impl Value {
+    /// Text, or `None` for a missing value.
+    pub fn text(s: Option<&str>) -> Value {
+        s.map_or(Value::Null, |s| Value::Bytes(s.as_bytes().to_vec()))
+    }
+
+    /// An integer, or `None`.
+    pub fn int(v: Option<i64>) -> Value {
+        v.map_or(Value::Null, Value::Int)
+    }
+}
+
+enum Buffer {
+    Long(Vec<i64>),
+    Int(Vec<i32>),
+    Bytes(Vec<ByteArray>),
+}
+
+struct Column {
+    def: ColumnDef,
+    values: Buffer,
+    levels: Vec<i16>,
+}
+
+/// Writes rows of a fixed schema to one Parquet file (Snappy-compressed pages).
+pub struct TableWriter {
+    writer: SerializedFileWriter<File>,
+    columns: Vec<Column>,
+    rows: usize,
+    path: String,
+}
+
+fn parquet_err(path: &str, e: impl std::fmt::Display) -> BulkError {
+    BulkError(format!("{path}: {e}"))
+}
+
+impl TableWriter {
+    /// Rows per row group.
+    pub const ROW_GROUP: usize = 1 << 18;
+
+    /// Creates `path` for rows of `schema` (the message is named `name`).
+    ///
+    /// # Errors
+    /// [`BulkError`] if the file cannot be created.
+    pub fn create(path: &Path, name: &str, schema: &[ColumnDef]) -> Result<TableWriter, BulkError> {
+        let shown = path.display().to_string();
+        let fields: Vec<String> = schema
+            .iter()
+            .map(|c| {
+                let rep = if c.optional { "optional" } else { "required" };
+                let ty = match c.kind {
+                    Kind::Long => "int64",
+                    Kind::Int => "int32",
+                    Kind::Text => "binary",
+                    Kind::Bytes => "binary",
+                };
+                let ann = if c.kind == Kind::Text { " (UTF8)" } else { "" };
+                format!("{rep} {ty} {}{ann};", c.name)
+            })
+            .collect();
+        let message = format!("message {name} {{ {} }}", fields.join(" "));
+        let schema_type =
+            Arc::new(parse_message_type(&message).map_err(|e| parquet_err(&shown, e))?);
+        let props = Arc::new(
+            WriterProperties::builder()
+                .set_compression(Compression::SNAPPY)
+                .build(),
+        );
+        let file = File::create(path).map_err(|e| parquet_err(&shown, e))?;
+        let writer = SerializedFileWriter::new(file, schema_type, props)
+            .map_err(|e| parquet_err(&shown, e))?;
+        let columns = schema
+            .iter()
+            .map(|&def| Column {
+                def,
+                values: match def.kind {
+                    Kind::Long => Buffer::Long(Vec::new()),
+                    Kind::Int => Buffer::Int(Vec::new()),
+                    Kind::Text | Kind::Bytes => Buffer::Bytes(Vec::new()),
+                },
+                levels: Vec::new(),
+            })
+            .collect();
+        Ok(TableWriter {
+            writer,
+            columns,
+            rows: 0,
+            path: shown,
+        })
+    }
+
+    /// Adds a row: one value per column, in schema order.
+    ///
+    /// # Errors
+    /// [`BulkError`] if the row does not fit the schema (a bug of the caller), or writing a
+    /// full row group fails.
+    pub fn push(&mut self, row: Vec<Value>) -> Result<(), BulkError> {
+        if row.len() != self.columns.len() {
+            return Err(parquet_err(&self.path, "row of the wrong width"));
+        }
+        for (c, v) in self.columns.iter_mut().zip(row) {
+            let present = !matches!(v, Value::Null);
+            if c.def.optional {
+                c.levels.push(i16::from(present));
+            } else if !present {
+                return Err(parquet_err(
+                    &self.path,
+                    format!("{} is required", c.def.name),
+                ));
+            }
+            match (&mut c.values, v) {
+                (_, Value::Null) => {}
+                (Buffer::Long(b), Value::Int(i)) => b.push(i),
+                (Buffer::Int(b), Value::Int(i)) => b.push(i32::try_from(i).map_err(|_| {
+                    parquet_err(&self.path, format!("{} out of range", c.def.name))
+                })?),
+                (Buffer::Bytes(b), Value::Bytes(x)) => b.push(ByteArray::from(x)),
+                _ => {
+                    return Err(parquet_err(
+                        &self.path,
+                        format!("{}: wrong type", c.def.name),
+                    ))
+                }
+            }
+        }
+        self.rows += 1;
+        if self.rows >= Self::ROW_GROUP {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), BulkError> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        let err = |e: parquet::errors::ParquetError| parquet_err(&path, e);
+        let mut group = self.writer.next_row_group().map_err(err)?;
+        for c in &mut self.columns {
+            let Some(mut w) = group.next_column().map_err(err)? else {
+                return Err(parquet_err(&path, "fewer columns than the schema"));
+            };
+            let levels = c.def.optional.then_some(c.levels.as_slice());
+            match (w.untyped(), &c.values) {
+                (ColumnWriter::Int64ColumnWriter(t), Buffer::Long(v)) => {
+                    t.write_batch(v, levels, None).map_err(err)?;
+                }
+                (ColumnWriter::Int32ColumnWriter(t), Buffer::Int(v)) => {
+                    t.write_batch(v, levels, None).map_err(err)?;
+                }
+                (ColumnWriter::ByteArrayColumnWriter(t), Buffer::Bytes(v)) => {
+                    t.write_batch(v, levels, None).map_err(err)?;
+                }
+                _ => return Err(parquet_err(&path, "column type mismatch")),
+            }
+            w.close().map_err(err)?;
+            c.levels.clear();
+            match &mut c.values {
+                Buffer::Long(v) => v.clear(),
+                Buffer::Int(v) => v.clear(),
+                Buffer::Bytes(v) => v.clear(),
+            }
+        }
+        group.close().map_err(err)?;
+        self.rows = 0;
+        Ok(())
+    }
+
+    /// Writes the last row group and the footer.
+    ///
+    /// # Errors
+    /// [`BulkError`] if writing fails.
+    pub fn finish(mut self) -> Result<(), BulkError> {
+        self.flush()?;
+        let path = self.path.clone();
+        self.writer.close().map_err(|e| parquet_err(&path, e))?;
+        Ok(())
+    }
+}
+
+/// The Parquet part files of a table folder, in name order (hidden and `_` files such as
+/// Spark's `_SUCCESS` left out).
+///
+/// # Errors
+/// [`BulkError`] if the folder cannot be read or holds no part file.
+pub fn part_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, BulkError> {
+    let shown = dir.display().to_string();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| parquet_err(&shown, e))?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.ends_with(".parquet") && !name.starts_with(['.', '_'])
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(parquet_err(&shown, "no .parquet part file"));
+    }
+    Ok(files)
+}
+
+/// Reads every row of a table folder's part files in order, calling `f` with the row's
+/// values by column name and where it is (file, row number within it).
+///
+/// # Errors
+/// [`BulkError`] if a file cannot be read, or `f`'s error.
+pub fn read_table(
+    dir: &Path,
+    mut f: impl FnMut(&Row<'_>) -> Result<(), BulkError>,
+) -> Result<u64, BulkError> {
+    let mut total = 0;
+    for path in part_files(dir)? {
+        let shown = path.display().to_string();
+        let file = File::open(&path).map_err(|e| parquet_err(&shown, e))?;
+        let reader = SerializedFileReader::new(file).map_err(|e| parquet_err(&shown, e))?;
+        let rows = reader
+            .get_row_iter(None)
+            .map_err(|e| parquet_err(&shown, e))?;
+        for (n, row) in rows.enumerate() {
+            let row = row.map_err(|e| parquet_err(&shown, format!("row {n}: {e}")))?;
+            let fields: Vec<(&str, &Field)> = row
+                .get_column_iter()
+                .map(|(name, v)| (name.as_str(), v))
+                .collect();
+            f(&Row {
+                file: &shown,
+                row: n,
+                fields,
+            })?;
+            total += 1;
+        }
+    }
+    Ok(total)
+}
+
+/// A row read by [`read_table`].
+pub struct Row<'a> {
+    file: &'a str,
+    row: usize,
+    fields: Vec<(&'a str, &'a Field)>,
+}
+
+impl Row<'_> {
+    fn field(&self, name: &str) -> Option<&Field> {
+        self.fields
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
+    }
+
+    /// An error naming the file, the row and the column.
+    pub fn error(&self, column: &str, why: &str) -> BulkError {
+        BulkError(format!("{} row {}: {column}: {why}", self.file, self.row))
+    }
+
+    /// An integer column (either width); `None` when null.
+    ///
+    /// # Errors
+    /// [`BulkError`] if the column is missing or not an integer.
+    pub fn int(&self, name: &str) -> Result<Option<i64>, BulkError> {
+        match self.field(name) {
+            None => Err(self.error(name, "no such column")),
+            Some(Field::Null) => Ok(None),
+            Some(Field::Long(v)) => Ok(Some(*v)),
+            Some(Field::Int(v)) => Ok(Some(i64::from(*v))),
+            Some(_) => Err(self.error(name, "not an integer")),
+        }
+    }
+
+    /// A required integer column.
+    ///
+    /// # Errors
+    /// [`BulkError`] if it is missing, null or not an integer.
+    pub fn need_int(&self, name: &str) -> Result<i64, BulkError> {
+        self.int(name)?.ok_or_else(|| self.error(name, "null"))
+    }
+
+    /// A text column; `None` when null.
+    ///
+    /// # Errors
+    /// [`BulkError`] if the column is missing or not text.
+    pub fn text(&self, name: &str) -> Result<Option<String>, BulkError> {
+        match self.field(name) {
+            None => Err(self.error(name, "no such column")),
+            Some(Field::Null) => Ok(None),
+            Some(Field::Str(s)) => Ok(Some(s.clone())),
+            Some(Field::Bytes(b)) => String::from_utf8(b.data().to_vec())
+                .map(Some)
+                .map_err(|_| self.error(name, "not UTF-8")),
+            Some(_) => Err(self.error(name, "not text")),
+        }
+    }
+
+    /// A bytes column; `None` when null.
+    ///
+    /// # Errors
+    /// [`BulkError`] if the column is missing or not bytes.
+    pub fn bytes(&self, name: &str) -> Result<Option<Vec<u8>>, BulkError> {
+        match self.field(name) {
+            None => Err(self.error(name, "no such column")),
+            Some(Field::Null) => Ok(None),
+            Some(Field::Bytes(b)) => Ok(Some(b.data().to_vec())),
+            Some(Field::Str(s)) => Ok(Some(s.as_bytes().to_vec())),
+            Some(_) => Err(self.error(name, "not bytes")),
+        }
+    }
+}

@@ -1,0 +1,80 @@
+//! `qipu emit`: the map of a Spark build (see `crate::bulk`): games and positions as Parquet.
+
+use std::{io::Write, path::PathBuf, process::ExitCode, time::Instant};
+
+use clap::Args;
+
+use super::{
+    import::{error_json, peak_rss_bytes, write_report},
+    CliError,
+};
+use crate::{bulk, pipeline::DEFAULT_MAX_PLY};
+
+/// Arguments of `qipu emit`.
+#[derive(Args, Debug)]
+pub struct EmitArgs {
+    /// Files, folders and zip archives of any supported format (as `qipu import` takes them).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Output folder: `games/` and `positions/` get one new part file each, so that the
+    /// emits of shards of an input may write (or be copied) into one folder.
+    #[arg(long)]
+    out: PathBuf,
+    /// Count positions up to this many plies into each game (0 = whole games); the database
+    /// loaded from the output keeps it.
+    #[arg(long, default_value_t = DEFAULT_MAX_PLY)]
+    max_ply: usize,
+    /// Print one JSON document instead of the human summary.
+    #[arg(long)]
+    json: bool,
+    /// Write every rejected game (file, game index, ply, token, reason) to this CSV file.
+    #[arg(long)]
+    report: Option<PathBuf>,
+}
+
+/// Runs `qipu emit`: exit 0 when every game was emitted, 1 when some were rejected, 2 on a
+/// fatal error.
+pub fn emit(args: &EmitArgs) -> Result<ExitCode, CliError> {
+    for p in &args.paths {
+        if !p.exists() {
+            return Err(format!("{}: no such file or folder", p.display()).into());
+        }
+    }
+    let started = Instant::now();
+    let report = bulk::emit(&args.paths, &args.out, args.max_ply)?;
+    let secs = started.elapsed().as_secs_f64();
+    let rate = report.games_read as f64 / secs.max(1e-9);
+    if let Some(path) = &args.report {
+        write_report(path, &report.errors)?;
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let doc = serde_json::json!({
+            "out": args.out.display().to_string(),
+            "games_read": report.games_read,
+            "emitted": report.emitted,
+            "positions": report.positions,
+            "rejected": report.rejected,
+            "seconds": secs,
+            "games_per_second": rate,
+            "peak_rss_bytes": peak_rss_bytes(),
+            "errors": report.errors.iter().map(error_json).collect::<Vec<_>>(),
+        });
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{} games in {secs:.2} s ({rate:.0} games/s): {} emitted with {} position rows, {} rejected",
+            report.games_read, report.emitted, report.positions, report.rejected
+        )?;
+        for e in report.errors.iter().take(10) {
+            eprintln!("  {e}");
+        }
+    }
+    Ok(if report.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
