@@ -836,6 +836,28 @@ fn the_cli_and_the_api_accept_the_same_queries() {
             "variant=janggi&rules=server&moves=e3d3,e6f6,a0a1",
         ),
         (&["--moves", "i3i4"], "moves=i3i4"),
+        // Janggi formations: by letters, by names, with or without the variant; a Janggi
+        // FEN without the variant.
+        (
+            &["--setup", "마상상마/마상상마"],
+            "setup=%EB%A7%88%EC%83%81%EC%83%81%EB%A7%88/%EB%A7%88%EC%83%81%EC%83%81%EB%A7%88",
+        ),
+        (
+            &["--setup", "outer/wonangma", "--variant", "janggi"],
+            "setup=outer/wonangma&variant=janggi",
+        ),
+        (
+            &["--setup", "left-gwima/right-gwima", "--moves", "e3d3"],
+            "setup=left-gwima/right-gwima&moves=e3d3",
+        ),
+        (
+            &["--fen", Variant::Janggi.start_fen()],
+            "fen=rnba1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR+w+-+-+0+1",
+        ),
+        (
+            &["--variant", "janggi", "--player", "kim"],
+            "variant=janggi&player=kim",
+        ),
     ];
     let bad: &[(&[&str], &str)] = &[
         (&["--since", "yesterday"], "since=yesterday"),
@@ -878,6 +900,16 @@ fn the_cli_and_the_api_accept_the_same_queries() {
         (
             &["--moves", "h2e2", "--top-move", "h2e2"],
             "moves=h2e2&top_move=h2e2",
+        ),
+        (&["--setup", "inner"], "setup=inner"),
+        (&["--setup", "inner/middle"], "setup=inner/middle"),
+        (
+            &["--setup", "inner/inner", "--variant", "xiangqi"],
+            "setup=inner/inner&variant=xiangqi",
+        ),
+        (
+            &["--setup", "inner/inner", "--fen", Variant::Janggi.start_fen()],
+            "setup=inner/inner&fen=rnba1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR+w",
         ),
     ];
     let db = test_db("table");
@@ -926,16 +958,160 @@ fn explore_decided_games_and_empty_answers() {
     let v = explore("player=nobody");
     assert_eq!(v["no_games"], "filtered");
     assert_eq!(explore("top_games=0")["top_games"], json!([]));
-    // The Janggi start explored as Xiangqi: a legal Xiangqi position that no Xiangqi game
-    // reaches, but the Janggi game does.
+    // The Janggi start explored as Xiangqi (the variant said): a legal Xiangqi position that
+    // no Xiangqi game reaches, but the Janggi game does.
     let janggi_start = Variant::Janggi.start_fen().replace(' ', "+");
-    let v = explore(&format!("fen={janggi_start}"));
+    let v = explore(&format!("variant=xiangqi&fen={janggi_start}"));
     assert_eq!(
         (v["games"].as_u64(), v["variant"].as_str()),
         (Some(0), Some("xiangqi"))
     );
     assert_eq!(v["no_games"], "other_variant");
+    // Without the variant, the FEN is read as the game its board belongs to: the Janggi game.
+    let v = explore(&format!("fen={janggi_start}"));
+    assert_eq!(
+        (v["games"].as_u64(), v["variant"].as_str()),
+        (Some(1), Some("janggi"))
+    );
     // Whole folded names, not substrings: `an` is nobody, `ANN` is Ann.
     assert_eq!(totals(&explore("player=an")), (0, 0, 0, 0));
     assert_eq!(totals(&explore("player=ANN")), (1, 0, 0, 1));
+}
+
+/// Janggi games from three formation pairs, counted by hand: (Cho/Han formations, moves,
+/// result). The default pair 마상상마/마상상마 has one game, 상마마상/마상상마 two (a Cho win and a
+/// draw), 상마상마/마상마상 one with no known result.
+const FORMATION_GAMES: &[(&str, &str, Option<Outcome>)] = &[
+    ("마상상마/마상상마", "e3d3 e6f6", BLACK),
+    ("상마마상/마상상마", "e3d3 e6f6", RED),
+    ("상마마상/마상상마", "a3b3", DRAW),
+    ("상마상마/마상마상", "e3d3", None),
+];
+
+fn formation_db() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target/test-web")
+        .join(format!("{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("formations.db");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    let mut store = Store::open(&path).unwrap();
+    let records: Vec<GameRecord> = FORMATION_GAMES
+        .iter()
+        .map(|(pair, moves, result)| {
+            let mut game = Game::new(Variant::Janggi, Source::default());
+            // The start board written out by hand from the formation table (b, c, g, h files).
+            let back = |f: &str| -> String {
+                let l: Vec<char> = f
+                    .chars()
+                    .map(|c| if c == '마' { 'N' } else { 'B' })
+                    .collect();
+                format!("R{}{}A1A{}{}R", l[0], l[1], l[2], l[3])
+            };
+            let (cho, han) = pair.split_once('/').unwrap();
+            game.start_fen = Some(format!(
+                "{}/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/{} w - - 0 1",
+                back(han).to_lowercase(),
+                back(cho)
+            ));
+            game.moves = moves.split(' ').map(MoveNode::new).collect();
+            game.tags.result = *result;
+            GameRecord::from_game(&game, 0).unwrap()
+        })
+        .collect();
+    assert_eq!(store.write_batch(&records).unwrap().imported, 4);
+    path
+}
+
+/// `--variant janggi` alone lists the formation pairs with their games; `--setup` explores
+/// one pair's start; the CLI and the API agree.
+#[test]
+fn janggi_formations_are_listed_and_chosen() {
+    let db = formation_db();
+    let addr = start(Some(db.clone()));
+    let api = |q: &str| {
+        let a = request_to(addr, "GET", &format!("/api/explore?{q}"));
+        assert_eq!(a.status, 200, "{q}: {}", a.text());
+        a.json()
+    };
+    let v = api("variant=janggi");
+    // The default start: one game; the list: three pairs, most games first.
+    assert_eq!(v["games"], 1);
+    let listed: Vec<(String, u64, u64, u64, u64, u64)> = v["formations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let n = |k: &str| f[k].as_u64().unwrap();
+            (
+                f["setup"].as_str().unwrap().to_string(),
+                n("games"),
+                n("decided"),
+                n("first_wins"),
+                n("draws"),
+                n("second_wins"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            ("상마마상/마상상마".to_string(), 2, 2, 1, 1, 0),
+            ("마상상마/마상상마".to_string(), 1, 1, 0, 0, 1),
+            ("상마상마/마상마상".to_string(), 1, 0, 0, 0, 0),
+        ]
+    );
+    assert_eq!(v["formations"][0]["names"], "yanggwima/wonangma");
+    // Filters apply to the list too; a move, a FEN or a setup leaves it out.
+    let decided: Vec<u64> = api("variant=janggi&since=1900")["formations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["games"].as_u64().unwrap())
+        .collect();
+    assert!(decided.is_empty(), "games without a date fail a date bound");
+    for q in [
+        "variant=janggi&moves=e3d3",
+        "setup=inner/inner",
+        "variant=janggi&fen=rnba1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR+w",
+    ] {
+        assert!(api(q).get("formations").is_none(), "{q}");
+    }
+    // One pair chosen by its letters or its names: its two games, the moves played from it.
+    let v = api("setup=outer/inner");
+    assert_eq!(totals(&v), (2, 1, 1, 0));
+    assert_eq!(
+        rows(&v),
+        vec![("a3b3".into(), 1, 0, 1, 0), ("e3d3".into(), 1, 1, 0, 0)]
+    );
+    // The CLI prints the same JSON, and the table lists the pairs.
+    let cli = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_qipu"))
+            .args(["explore", "--no-board", "--db", db.to_str().unwrap()])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json: Value = serde_json::from_str(&cli(&["--json", "--variant", "janggi"])).unwrap();
+    assert_eq!(json, api("variant=janggi"));
+    let json: Value = serde_json::from_str(&cli(&["--json", "--setup", "양귀마/원앙마"])).unwrap();
+    assert_eq!(json, api("setup=outer/inner"));
+    let table = cli(&["--variant", "janggi"]);
+    assert!(table.contains("4 games from 3 pairs"), "{table}");
+    let row = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("상마마상/마상상마"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        row.contains("yanggwima/wonangma") && row.contains(" 2 "),
+        "{row}"
+    );
 }

@@ -7,9 +7,10 @@ use clap::Args;
 use super::CliError;
 use crate::{
     explorer::{
-        explore as run_query,
+        explore as run_query, formation_counts,
         json::{EvalJson, ExploreJson},
-        line, parse_side, parse_variant, Answer, Filter, PartialDate, Query, DEFAULT_TOP_GAMES,
+        line, lists_formations, parse_side, parse_variant, resolve_start, Answer,
+        ExploreWithFormations, Filter, FormationCount, PartialDate, Query, DEFAULT_TOP_GAMES,
     },
     formats::facts::{Mode, Speed},
     notation::{parse_rules, Line},
@@ -24,12 +25,20 @@ pub struct ExploreArgs {
     /// The database.
     #[arg(long, default_value = "qipu.db")]
     db: PathBuf,
-    /// The game: xiangqi or janggi.
-    #[arg(long, default_value = "xiangqi", value_parser = parse_variant)]
-    variant: Variant,
+    /// The game: xiangqi or janggi (default: xiangqi; with --fen, the game the FEN's board
+    /// belongs to; with --setup, janggi). `--variant janggi` alone also lists the formation
+    /// pairs the games started from, with their games.
+    #[arg(long, value_parser = parse_variant)]
+    variant: Option<Variant>,
     /// Start position (default: the standard start).
     #[arg(long)]
     fen: Option<String>,
+    /// Janggi: start from these formations, Cho's first, as `.gib` letters or names:
+    /// `마상상마/상마마상`, `wonangma/yanggwima`, `inner/outer` (마상상마 wonangma inner,
+    /// 상마마상 yanggwima outer, 상마상마 left-gwima left-outer, 마상마상 right-gwima
+    /// right-outer; left and right as drawn with Cho at the bottom).
+    #[arg(long, conflicts_with = "fen")]
+    setup: Option<String>,
     /// Moves played from the start, in any supported notation (several values, or one
     /// quoted string).
     #[arg(long, num_args = 1..)]
@@ -110,8 +119,13 @@ impl ExploreArgs {
     /// # Errors
     /// A message naming the bad FEN, move or filter.
     pub fn query(&self) -> Result<Query, String> {
-        let line = line(self.variant, self.fen.as_deref(), &self.moves, self.rules)
-            .map_err(|e| e.to_string())?;
+        let (variant, fen) = resolve_start(
+            self.variant,
+            given(&self.fen).as_deref(),
+            self.setup.as_deref(),
+        )?;
+        let line =
+            line(variant, fen.as_deref(), &self.moves, self.rules).map_err(|e| e.to_string())?;
         let mut speeds = self.speed.clone();
         speeds.sort();
         speeds.dedup();
@@ -147,11 +161,30 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode, CliError> {
         )
         .into());
     }
+    if args.variant.is_none() && given(&args.fen).is_some() {
+        if query.line.position.variant() == Variant::Janggi {
+            eprintln!("note: --fen read as a Janggi position (give --variant to choose)");
+        }
+    }
     let store = Store::open_read_only(&args.db)?;
     let answer = run_query(&store, &query)?;
+    let formations = if lists_formations(
+        args.variant,
+        given(&args.fen).as_deref(),
+        args.setup.as_deref(),
+        args.moves.len(),
+    ) {
+        Some(formation_counts(&store, &query)?)
+    } else {
+        None
+    };
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &ExploreJson::from(&answer))?;
+        let json = ExploreWithFormations {
+            answer: ExploreJson::from(&answer),
+            formations,
+        };
+        serde_json::to_writer_pretty(&mut out, &json)?;
         writeln!(out)?;
     } else {
         use std::io::IsTerminal;
@@ -165,8 +198,51 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode, CliError> {
             write_board(&mut out, &query.line, style)?;
         }
         write_table(&mut out, &answer)?;
+        if let Some(f) = &formations {
+            write_formations(&mut out, f)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Lists the formation pairs the games started from (`--variant janggi` alone).
+///
+/// # Errors
+/// Only the writer's.
+pub fn write_formations(out: &mut impl Write, list: &[FormationCount]) -> std::io::Result<()> {
+    let total: u64 = list.iter().map(|f| f.games).sum();
+    writeln!(
+        out,
+        "\nformations (Cho/Han; explore one with --setup): {total} games from {} pairs",
+        list.len()
+    )?;
+    writeln!(
+        out,
+        "  {}  {}  {:>7} {:>6} {:>7}  {:>6} {:>6} {:>6}",
+        pad("setup", 17),
+        pad("names", 24),
+        "games",
+        "%",
+        "decided",
+        "Cho",
+        "draw",
+        "Han"
+    )?;
+    for f in list {
+        writeln!(
+            out,
+            "  {}  {}  {:>7} {} {:>7}  {} {} {}",
+            pad(&f.setup, 17),
+            pad(&f.names, 24),
+            f.games,
+            right(&pct(f.games, total), 6),
+            f.decided,
+            right(&pct(f.first_wins, f.decided), 6),
+            right(&pct(f.draws, f.decided), 6),
+            right(&pct(f.second_wins, f.decided), 6),
+        )?;
+    }
+    Ok(())
 }
 
 /// Terminal columns a string takes: East Asian wide and full-width characters count 2.

@@ -33,6 +33,7 @@
 //! ```
 
 mod answer;
+mod formations;
 pub mod json;
 mod opening;
 mod query;
@@ -43,10 +44,12 @@ use std::{
 };
 
 pub use answer::{Answer, EngineChoice, MoveLine, NoGames, TopGame};
+pub use formations::{formation_counts, lists_formations, ExploreWithFormations, FormationCount};
 pub use opening::{ecco_name, name_position, opening_from_label, Opening};
 pub use query::{
-    mean_rating, parse_side, parse_speeds, parse_variant, Filter, GameFacts, PartialDate, Query,
-    DEFAULT_TOP_GAMES, EXPLORE_RULES, MAX_LIMIT, MAX_NAME, MAX_RATING, MAX_TOP_GAMES,
+    mean_rating, parse_side, parse_speeds, parse_variant, resolve_start, Filter, GameFacts,
+    PartialDate, Query, DEFAULT_TOP_GAMES, EXPLORE_RULES, MAX_LIMIT, MAX_NAME, MAX_RATING,
+    MAX_TOP_GAMES,
 };
 
 use crate::{

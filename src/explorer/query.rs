@@ -12,7 +12,7 @@ use crate::{
         names::fold,
     },
     notation::{parse_move, Line},
-    rules::{Color, JanggiRules, Move, Variant},
+    rules::{Color, Formations, JanggiRules, Move, Setup, Variant},
     store::rating_band,
 };
 
@@ -174,6 +174,58 @@ pub fn parse_speeds(text: &str) -> Result<Vec<Speed>, String> {
 /// A message for any other name.
 pub fn parse_variant(text: &str) -> Result<Variant, String> {
     text.trim().parse()
+}
+
+/// Where a query's line starts, from its three ways of saying so (the CLI's `--variant`,
+/// `--fen`, `--setup`; the API's `variant`, `fen`, `setup`): the game and the start FEN
+/// (`None`: the game's standard start).
+///
+/// - `setup` names Janggi formations, Cho's first ([`Formations`]: `마상상마/상마마상`,
+///   `inner/outer`, …); it needs no variant (Janggi is implied) and is refused with `fen` or
+///   with another variant;
+/// - a `fen` without a variant is read as the game its board most likely belongs to
+///   ([`Setup::likely_variant`]), so a Janggi FEN is not explored as a Xiangqi position;
+/// - nothing: the variant's (default Xiangqi) standard start.
+///
+/// # Errors
+/// A message naming the conflicting or bad field.
+///
+/// ```
+/// use qipu::{explorer::resolve_start, rules::Variant};
+/// let (v, fen) = resolve_start(None, None, Some("상마마상/마상상마")).unwrap();
+/// assert_eq!(v, Variant::Janggi);
+/// assert!(fen.unwrap().ends_with("/4K4/RBNA1ANBR w - - 0 1"));
+/// assert_eq!(resolve_start(None, Some(Variant::Janggi.start_fen()), None).unwrap().0, Variant::Janggi);
+/// assert!(resolve_start(Some(Variant::Xiangqi), None, Some("inner/inner")).is_err());
+/// ```
+pub fn resolve_start(
+    variant: Option<Variant>,
+    fen: Option<&str>,
+    setup: Option<&str>,
+) -> Result<(Variant, Option<String>), String> {
+    match (setup.map(str::trim).filter(|s| !s.is_empty()), fen) {
+        (Some(_), Some(_)) => Err("give `setup` or `fen`, not both".to_string()),
+        (Some(text), None) => {
+            if variant.is_some_and(|v| v != Variant::Janggi) {
+                return Err(format!(
+                    "`setup` `{text}` names Janggi formations; it cannot start a {} game",
+                    variant.map_or("", Variant::name)
+                ));
+            }
+            let pair: Formations = text.parse()?;
+            Ok((Variant::Janggi, Some(pair.start_fen())))
+        }
+        (None, Some(f)) => {
+            let v = match variant {
+                Some(v) => v,
+                None => Setup::from_fen(f)
+                    .map_err(|e| format!("bad `fen`: {e}"))?
+                    .likely_variant(),
+            };
+            Ok((v, Some(f.to_string())))
+        }
+        (None, None) => Ok((variant.unwrap_or(Variant::Xiangqi), None)),
+    }
 }
 
 /// Which games count. Every field left empty lets every game through.
@@ -479,6 +531,43 @@ mod tests {
             ..Filter::default()
         };
         assert!(f.passes(&known));
+    }
+
+    #[test]
+    fn the_start_from_variant_fen_and_setup() {
+        let janggi = Variant::Janggi.start_fen();
+        let xiangqi = Variant::Xiangqi.start_fen();
+        assert_eq!(
+            resolve_start(None, None, None),
+            Ok((Variant::Xiangqi, None))
+        );
+        assert_eq!(
+            resolve_start(Some(Variant::Janggi), None, None),
+            Ok((Variant::Janggi, None))
+        );
+        // A FEN without its game: read as the game it looks like; with it: as told.
+        assert_eq!(
+            resolve_start(None, Some(janggi), None).unwrap().0,
+            Variant::Janggi
+        );
+        assert_eq!(
+            resolve_start(None, Some(xiangqi), None).unwrap().0,
+            Variant::Xiangqi
+        );
+        assert_eq!(
+            resolve_start(Some(Variant::Xiangqi), Some(janggi), None)
+                .unwrap()
+                .0,
+            Variant::Xiangqi
+        );
+        assert!(resolve_start(None, Some("nonsense"), None).is_err());
+        // The default pair is the standard start's board.
+        let (v, fen) =
+            resolve_start(Some(Variant::Janggi), None, Some("마상상마/마상상마")).unwrap();
+        assert_eq!((v, fen.as_deref()), (Variant::Janggi, Some(janggi)));
+        assert!(resolve_start(None, Some(janggi), Some("inner/inner")).is_err());
+        assert!(resolve_start(None, None, Some("inner")).is_err());
+        assert!(resolve_start(Some(Variant::Xiangqi), None, Some("inner/inner")).is_err());
     }
 
     #[test]

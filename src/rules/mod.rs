@@ -36,6 +36,6 @@ pub use history::History;
 pub use janggi::{Janggi, JanggiRules};
 pub use perft::{divide, perft};
 pub use position::{EndReason, GameEnd, IllegalMove, MoveList, Outcome, Position, PositionError};
-pub use setup::{FenError, Setup};
+pub use setup::{FenError, Formation, Formations, Setup};
 pub use types::{Color, Move, Piece, Role, Square, Variant};
 pub use xiangqi::Xiangqi;

@@ -1,8 +1,11 @@
-//! [`Setup`]: a board that is not necessarily legal, and FEN reading and writing.
+//! [`Setup`]: a board that is not necessarily legal, and FEN reading and writing; the Janggi
+//! formations ([`Formation`], [`Formations`]) and the start boards they give; the guess of the
+//! game a FEN belongs to ([`Setup::likely_variant`]). Nothing here validates a position (that
+//! is `Position::from_setup`'s).
 
 use std::fmt;
 
-use super::types::{Color, Piece, Role, Square};
+use super::types::{Color, Piece, Role, Square, Variant};
 
 /// A position that has not been validated: pieces on squares, the side to move and the
 /// counters. Readers produce a `Setup`; [`Position::from_setup`](super::Position::from_setup)
@@ -209,6 +212,292 @@ impl Setup {
     }
 }
 
+/// A Janggi formation (차림): where a side puts its horses (마) and elephants (상) on the
+/// b, c, g and h files of its back rank. The letters read left to right as the board is drawn
+/// with Cho at the bottom, for both sides (as `.gib` files write them, `초차림`/`한차림`), and
+/// "left"/"right" in the names are Cho's left and right.
+///
+/// | letters | Korean | romanised | English | back rank (Cho) |
+/// |---|---|---|---|---|
+/// | 마상상마 | 원앙마 | `wonangma` | `inner` (both elephants inside) | `RNBA1ABNR` |
+/// | 상마마상 | 양귀마 | `yanggwima` | `outer` (both elephants outside) | `RBNA1ANBR` |
+/// | 상마상마 | 왼귀마 | `left-gwima` | `left-outer` (left elephant outside) | `RBNA1ABNR` |
+/// | 마상마상 | 오른귀마 | `right-gwima` | `right-outer` (right elephant outside) | `RNBA1ANBR` |
+///
+/// ```
+/// use qipu::rules::Formation;
+/// assert_eq!("상마마상".parse::<Formation>(), Ok(Formation::Yanggwi));
+/// assert_eq!("Wonangma".parse::<Formation>(), Ok(Formation::Wonang));
+/// assert_eq!("象馬象馬".parse::<Formation>(), Ok(Formation::LeftGwi));
+/// assert_eq!(Formation::RightGwi.letters(), "마상마상");
+/// assert!("마마상상".parse::<Formation>().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Formation {
+    /// 마상상마 원앙마: horses outside, elephants inside (the default start).
+    Wonang,
+    /// 상마마상 양귀마: elephants outside, horses inside.
+    Yanggwi,
+    /// 상마상마 왼귀마: the left elephant outside, the right one inside.
+    LeftGwi,
+    /// 마상마상 오른귀마: the left elephant inside, the right one outside.
+    RightGwi,
+}
+
+impl Formation {
+    /// The four formations, in the table's order.
+    pub const ALL: [Formation; 4] = [
+        Formation::Wonang,
+        Formation::Yanggwi,
+        Formation::LeftGwi,
+        Formation::RightGwi,
+    ];
+
+    /// The pieces on the b, c, g and h files, left to right as drawn with Cho at the bottom.
+    const fn roles(self) -> [Role; 4] {
+        use Role::{Elephant as E, Horse as H};
+        match self {
+            Formation::Wonang => [H, E, E, H],
+            Formation::Yanggwi => [E, H, H, E],
+            Formation::LeftGwi => [E, H, E, H],
+            Formation::RightGwi => [H, E, H, E],
+        }
+    }
+
+    /// The formation as `.gib` files write it: `마상상마`, `상마마상`, `상마상마` or `마상마상`.
+    pub const fn letters(self) -> &'static str {
+        match self {
+            Formation::Wonang => "마상상마",
+            Formation::Yanggwi => "상마마상",
+            Formation::LeftGwi => "상마상마",
+            Formation::RightGwi => "마상마상",
+        }
+    }
+
+    /// The Korean name: 원앙마, 양귀마, 왼귀마 or 오른귀마.
+    pub const fn korean(self) -> &'static str {
+        match self {
+            Formation::Wonang => "원앙마",
+            Formation::Yanggwi => "양귀마",
+            Formation::LeftGwi => "왼귀마",
+            Formation::RightGwi => "오른귀마",
+        }
+    }
+
+    /// The romanised name: `wonangma`, `yanggwima`, `left-gwima` or `right-gwima`.
+    pub const fn romanised(self) -> &'static str {
+        match self {
+            Formation::Wonang => "wonangma",
+            Formation::Yanggwi => "yanggwima",
+            Formation::LeftGwi => "left-gwima",
+            Formation::RightGwi => "right-gwima",
+        }
+    }
+
+    /// The English name: `inner`, `outer`, `left-outer` or `right-outer` (where the
+    /// elephants stand).
+    pub const fn english(self) -> &'static str {
+        match self {
+            Formation::Wonang => "inner",
+            Formation::Yanggwi => "outer",
+            Formation::LeftGwi => "left-outer",
+            Formation::RightGwi => "right-outer",
+        }
+    }
+
+    /// The formation of a side on a board, if its b, c, g and h back-rank files hold its two
+    /// horses and two elephants as one of the four formations place them.
+    pub fn of(setup: &Setup, color: Color) -> Option<Formation> {
+        let rank = match color {
+            Color::First => 0,
+            Color::Second => 9,
+        };
+        let mut roles = [Role::King; 4];
+        for (slot, file) in roles.iter_mut().zip([1u8, 2, 6, 7]) {
+            let p = Square::from_coords(file, rank).and_then(|sq| setup.piece_at(sq))?;
+            if p.color != color {
+                return None;
+            }
+            *slot = p.role;
+        }
+        Formation::ALL.into_iter().find(|f| f.roles() == roles)
+    }
+}
+
+impl fmt::Display for Formation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.letters())
+    }
+}
+
+impl std::str::FromStr for Formation {
+    type Err = String;
+
+    /// Reads the letters (Hangul 마/상 or Hanja 馬/象, spaces ignored) or any name of the
+    /// table (case-insensitive; `_` or a space for `-`).
+    fn from_str(s: &str) -> Result<Formation, String> {
+        let text: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+        let word = text.to_lowercase().replace('_', "-");
+        let letters: String = text
+            .chars()
+            .map(|c| match c {
+                '馬' => '마',
+                '象' => '상',
+                other => other,
+            })
+            .collect();
+        Formation::ALL
+            .into_iter()
+            .find(|f| {
+                letters == f.letters()
+                    || word == f.korean()
+                    || word == f.romanised()
+                    || word == f.romanised().replace('-', "")
+                    || word == f.english()
+                    || word == f.english().replace('-', "")
+            })
+            .ok_or_else(|| {
+                format!(
+                    "unknown formation `{}` (expected 마상상마, 상마마상, 상마상마, 마상마상 or a name: \
+                     wonangma, yanggwima, left-gwima, right-gwima, inner, outer, left-outer, \
+                     right-outer)",
+                    s.trim()
+                )
+            })
+    }
+}
+
+/// Both sides' formations of a Janggi game, Cho's first: written `CHO/HAN`, e.g.
+/// `마상상마/상마마상` or `inner/outer`.
+///
+/// ```
+/// use qipu::rules::{Formation, Formations, Variant};
+/// let f: Formations = "마상상마/상마마상".parse().unwrap();
+/// assert_eq!((f.cho, f.han), (Formation::Wonang, Formation::Yanggwi));
+/// assert_eq!(
+///     f.start_fen(),
+///     "rbna1anbr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR w - - 0 1"
+/// );
+/// let default: Formations = "wonangma/wonangma".parse().unwrap();
+/// assert_eq!(default.start_fen(), Variant::Janggi.start_fen());
+/// assert!("마상상마".parse::<Formations>().is_err(), "both sides are needed");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Formations {
+    /// Cho's (the first player's) formation.
+    pub cho: Formation,
+    /// Han's (the second player's) formation.
+    pub han: Formation,
+}
+
+impl Formations {
+    /// The 16 pairs, Cho's formation first, in the table's order.
+    pub fn all() -> impl Iterator<Item = Formations> {
+        Formation::ALL.into_iter().flat_map(|cho| {
+            Formation::ALL
+                .into_iter()
+                .map(move |han| Formations { cho, han })
+        })
+    }
+
+    /// The Janggi start board of these formations, Cho to move.
+    pub fn start_setup(self) -> Setup {
+        let mut setup = Setup::from_fen(Variant::Janggi.start_fen()).unwrap_or(Setup::empty());
+        for (color, f, rank) in [(Color::First, self.cho, 0u8), (Color::Second, self.han, 9)] {
+            for (file, role) in [1u8, 2, 6, 7].into_iter().zip(f.roles()) {
+                if let Some(sq) = Square::from_coords(file, rank) {
+                    setup.board[sq.index()] = Some(Piece::new(color, role));
+                }
+            }
+        }
+        setup
+    }
+
+    /// The start FEN of these formations.
+    pub fn start_fen(self) -> String {
+        self.start_setup().to_fen()
+    }
+
+    /// The formations of a board whose back ranks are a formation start's (other pieces
+    /// are not looked at).
+    pub fn of(setup: &Setup) -> Option<Formations> {
+        Some(Formations {
+            cho: Formation::of(setup, Color::First)?,
+            han: Formation::of(setup, Color::Second)?,
+        })
+    }
+}
+
+impl fmt::Display for Formations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.cho, self.han)
+    }
+}
+
+impl std::str::FromStr for Formations {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Formations, String> {
+        let (cho, han) = s.split_once(['/', ',']).ok_or_else(|| {
+            format!(
+                "formations `{}` name one side only: give Cho's and Han's, as `마상상마/상마마상`",
+                s.trim()
+            )
+        })?;
+        Ok(Formations {
+            cho: cho.parse()?,
+            han: han.parse()?,
+        })
+    }
+}
+
+impl Setup {
+    /// The game a FEN's board most likely belongs to, for a FEN given without its game:
+    /// Janggi when the board cannot be a Xiangqi position (an elephant or an advisor off the
+    /// points Xiangqi allows it, a soldier on its own side off Xiangqi's soldier files) or
+    /// when both generals stand on their palace centres (`e1`, `e8`: where Janggi's start
+    /// and Xiangqi's never does); Xiangqi otherwise.
+    ///
+    /// ```
+    /// use qipu::rules::{Setup, Variant};
+    /// let guess = |fen: &str| Setup::from_fen(fen).unwrap().likely_variant();
+    /// assert_eq!(guess(Variant::Xiangqi.start_fen()), Variant::Xiangqi);
+    /// assert_eq!(guess(Variant::Janggi.start_fen()), Variant::Janggi);
+    /// // 상마마상 for Cho: an elephant on b0, where no Xiangqi elephant can stand.
+    /// assert_eq!(guess("rnba1abnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RBNA1ANBR w"), Variant::Janggi);
+    /// ```
+    pub fn likely_variant(&self) -> Variant {
+        let centre = |color: Color, sq: (u8, u8)| {
+            Square::from_coords(sq.0, sq.1).and_then(|s| self.piece_at(s))
+                == Some(Piece::new(color, Role::King))
+        };
+        if centre(Color::First, (4, 1)) && centre(Color::Second, (4, 8)) {
+            return Variant::Janggi;
+        }
+        for (i, p) in self.board.iter().enumerate() {
+            let (Some(p), Some(sq)) = (p, Square::new(i as u8)) else {
+                continue;
+            };
+            // Ranks counted from the piece's own side.
+            let rank = match p.color {
+                Color::First => sq.rank(),
+                Color::Second => 9 - sq.rank(),
+            };
+            let file = sq.file();
+            let xiangqi_point = match p.role {
+                Role::Elephant => matches!((file, rank), (2 | 6, 0) | (0 | 4 | 8, 2) | (2 | 6, 4)),
+                Role::Advisor => matches!((file, rank), (3 | 5, 0) | (4, 1) | (3 | 5, 2)),
+                Role::Pawn => rank >= 5 || (rank >= 3 && file % 2 == 0),
+                _ => true,
+            };
+            if !xiangqi_point {
+                return Variant::Janggi;
+            }
+        }
+        Variant::Xiangqi
+    }
+}
+
 impl fmt::Debug for Setup {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Setup({})", self.to_fen())
@@ -251,6 +540,68 @@ mod tests {
             Err(FenError::BadCounter(_))
         ));
         assert!(Setup::from_fen("99/9/9/9/9/9/9/9/9/9 w").is_err());
+    }
+
+    #[test]
+    fn formations_place_the_four_pieces_and_read_back() {
+        for f in Formations::all() {
+            let s = f.start_setup();
+            assert_eq!(Formations::of(&s), Some(f), "{f}");
+            assert_eq!(f.to_string().parse::<Formations>(), Ok(f));
+            for side in [Color::First, Color::Second] {
+                assert_eq!(s.count(side, Role::Horse), 2);
+                assert_eq!(s.count(side, Role::Elephant), 2);
+            }
+            // Every formation start but the default has an elephant Xiangqi cannot hold;
+            // all of them have the generals on the palace centres.
+            assert_eq!(s.likely_variant(), Variant::Janggi, "{f}");
+        }
+        assert_eq!(Formations::all().count(), 16);
+        // Han's letters read as drawn with Cho at the bottom: 상마상마 puts Han's elephants on
+        // b9 and g9 (as `.gib` files do).
+        let f: Formations = "마상상마/상마상마".parse().unwrap();
+        assert_eq!(
+            f.start_fen(),
+            "rbna1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR w - - 0 1"
+        );
+        for (text, want) in [
+            ("inner/outer", "마상상마/상마마상"),
+            ("원앙마 / 양귀마", "마상상마/상마마상"),
+            ("Left-Gwima,right_gwima", "상마상마/마상마상"),
+            ("rightouter/leftgwima", "마상마상/상마상마"),
+            ("馬象象馬/象馬馬象", "마상상마/상마마상"),
+        ] {
+            assert_eq!(
+                text.parse::<Formations>().map(|f| f.to_string()),
+                Ok(want.into()),
+                "{text}"
+            );
+        }
+        for bad in [
+            "",
+            "/",
+            "마상상마/",
+            "마상/상마",
+            "inner/middle",
+            "마마상상/마상상마",
+        ] {
+            assert!(bad.parse::<Formations>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_likely_variant_of_real_positions() {
+        let guess = |fen: &str| Setup::from_fen(fen).unwrap().likely_variant();
+        // Xiangqi after 炮二平五 马８进７ 马二进三 车９平８, and an endgame with the kings on e1/e9.
+        assert_eq!(
+            guess("rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R w"),
+            Variant::Xiangqi
+        );
+        assert_eq!(guess("4k4/9/9/9/9/9/9/9/4K4/9 w"), Variant::Xiangqi);
+        // Janggi: an advisor on d1 (a palace point Xiangqi's advisors never reach), a soldier
+        // moved sideways on its own side (b3).
+        assert_eq!(guess("4k4/9/9/9/9/9/9/9/3A5/4K4 w"), Variant::Janggi);
+        assert_eq!(guess("3k5/9/9/9/9/9/1P7/9/9/4K4 w"), Variant::Janggi);
     }
 
     #[test]

@@ -2,20 +2,23 @@
 //! same parsers and checks as `qipu explore`'s arguments.
 
 use super::{
-    position::line_from_params,
+    position::fen,
     query::{BadRequest, Params},
 };
 use crate::{
     explorer::{
-        parse_side, parse_speeds, Filter, PartialDate, Query, DEFAULT_TOP_GAMES, EXPLORE_RULES,
+        line, lists_formations, parse_side, parse_speeds, parse_variant, resolve_start, Filter,
+        PartialDate, Query, DEFAULT_TOP_GAMES,
     },
     formats::facts::Mode,
+    notation::parse_rules,
 };
 
 /// The parameters `/api/explore` accepts.
 pub const PARAMS: &[&str] = &[
     "variant",
     "fen",
+    "setup",
     "moves",
     "rules",
     "since",
@@ -33,8 +36,9 @@ pub const PARAMS: &[&str] = &[
     "top_move",
 ];
 
-/// Reads and checks the query of `/api/explore`: the line (under the explorer's Janggi rules
-/// unless `rules` says), the filter and the lists, with the checks of [`Query::new`].
+/// Reads and checks the query of `/api/explore`: the line (its start from `variant`, `fen`
+/// and `setup` as [`resolve_start`] reads them, under the explorer's Janggi rules unless
+/// `rules` says), the filter and the lists, with the checks of [`Query::new`].
 ///
 /// # Errors
 /// [`BadRequest`] naming the bad parameter.
@@ -48,7 +52,19 @@ pub const PARAMS: &[&str] = &[
 /// ```
 pub fn query(params: &Params) -> Result<Query, BadRequest> {
     params.only(PARAMS)?;
-    let line = line_from_params(params, EXPLORE_RULES)?;
+    let (variant, start) = resolve_start(
+        params.parsed("variant", parse_variant)?,
+        fen(params)?,
+        params.get("setup"),
+    )
+    .map_err(BadRequest)?;
+    let line = line(
+        variant,
+        start.as_deref(),
+        &params.moves("moves")?,
+        params.parsed("rules", parse_rules)?,
+    )
+    .map_err(|e| BadRequest(e.to_string()))?;
     let rating = |key: &str| -> Result<Option<u32>, BadRequest> {
         Ok(params
             .uint(key, u64::from(u32::MAX))?
@@ -79,6 +95,20 @@ pub fn query(params: &Params) -> Result<Query, BadRequest> {
         params.get("top_move"),
     )
     .map_err(BadRequest)
+}
+
+/// Whether the answer lists the formation pairs beside the position (`variant=janggi` with
+/// no `fen`, `setup` or `moves`), as `qipu explore` does.
+///
+/// # Errors
+/// [`BadRequest`] for a bad `variant` or `moves`.
+pub fn wants_formations(params: &Params) -> Result<bool, BadRequest> {
+    Ok(lists_formations(
+        params.parsed("variant", parse_variant)?,
+        params.get("fen"),
+        params.get("setup"),
+        params.moves("moves")?.len(),
+    ))
 }
 
 #[cfg(test)]
@@ -118,6 +148,16 @@ mod tests {
         assert_eq!((got.mirror, got.limit, got.top_games), (true, 12, 3));
         // 马二进三, read in the position after the moves.
         assert_eq!(got.top_move.map(|m| m.to_string()).as_deref(), Some("h0g2"));
+        // 상마마상/마상상마 by letters (percent-encoded) and by names: the same start.
+        let by_letters =
+            q("setup=%EC%83%81%EB%A7%88%EB%A7%88%EC%83%81/%EB%A7%88%EC%83%81%EC%83%81%EB%A7%88")
+                .unwrap();
+        let by_names = q("setup=outer/wonangma&variant=janggi").unwrap();
+        assert_eq!(by_letters.line.position.fen(), by_names.line.position.fen());
+        assert_eq!(
+            by_names.line.position.fen(),
+            "rnba1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RBNA1ANBR w - - 0 1"
+        );
         let d = q("variant=janggi").unwrap();
         assert_eq!(d.line.position.variant().name(), "janggi");
         assert_eq!(
@@ -146,6 +186,10 @@ mod tests {
             "moves=h2h8",
             "color=red",
             "moves=h2e2&top_move=h2e2",
+            "setup=inner",
+            "setup=inner/inner&fen=9/9",
+            "variant=xiangqi&setup=inner/inner",
+            "setup=%EB%A7%88%EB%A7%88%EC%83%81%EC%83%81/inner",
         ] {
             assert!(q(bad).is_err(), "{bad}");
         }

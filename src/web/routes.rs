@@ -13,7 +13,7 @@ use super::{
 };
 use crate::{
     book::BookError,
-    explorer::{self, json::ExploreJson},
+    explorer::{self, json::ExploreJson, ExploreWithFormations},
     rules::JanggiRules,
     store::Store,
 };
@@ -156,9 +156,21 @@ fn store(worker: &Worker) -> Result<&Store, ApiError> {
 
 fn explore(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
     let q = super::explore::query(params)?;
+    let listed = super::explore::wants_formations(params)?;
     let store = store(worker)?;
-    match explorer::explore(store, &q) {
-        Ok(answer) => Ok(Reply::json(&ExploreJson::from(&answer))),
+    let answered = explorer::explore(store, &q).and_then(|answer| {
+        let formations = if listed {
+            Some(explorer::formation_counts(store, &q)?)
+        } else {
+            None
+        };
+        Ok(ExploreWithFormations {
+            answer: ExploreJson::from(&answer),
+            formations,
+        })
+    });
+    match answered {
+        Ok(json) => Ok(Reply::json(&json)),
         Err(explorer::Error::Query(m)) => Err(ApiError::BadRequest(BadRequest(m))),
         Err(explorer::Error::Store(e)) => Err(ApiError::Internal(e.to_string())),
     }
