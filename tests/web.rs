@@ -442,7 +442,7 @@ fn keep_alive_and_concurrency() {
     for moves in ["h2e2", "b2e2", "zz"] {
         write!(
             w,
-            "GET /api/position?moves={moves} HTTP/1.1\r\nHost: x\r\n\r\n"
+            "GET /api/position?moves={moves} HTTP/1.1\r\nHost: localhost\r\n\r\n"
         )
         .unwrap();
         let a = read_answer(&mut r);

@@ -36,6 +36,7 @@
 mod assets;
 #[doc(hidden)]
 pub mod cache;
+mod config;
 #[doc(hidden)]
 pub mod explore;
 #[doc(hidden)]
@@ -50,7 +51,8 @@ mod routes;
 mod server;
 mod worker;
 
+pub use config::{valid_origin, Config, Timeouts};
 pub use reply::Reply;
 pub use routes::{route, ApiError};
-pub use server::{valid_origin, Config, Server, Timeouts};
+pub use server::Server;
 pub use worker::{file_name_only, Worker};
