@@ -442,7 +442,7 @@ fn keep_alive_and_concurrency() {
     for moves in ["h2e2", "b2e2", "zz"] {
         write!(
             w,
-            "GET /api/position?moves={moves} HTTP/1.1\r\nHost: x\r\n\r\n"
+            "GET /api/position?moves={moves} HTTP/1.1\r\nHost: localhost\r\n\r\n"
         )
         .unwrap();
         let a = read_answer(&mut r);
@@ -693,12 +693,11 @@ fn an_import_beside_the_server_shows_up() {
     assert_eq!(count(), 2);
 }
 
-#[test]
-fn probe_route() {
+/// An ElephantEye book of four drawn games of 1. c3c4 (weight 4 × 1 / 4 = 1; the start is
+/// symmetric, so the mirror move g3g4 is stored too, books.md §1.4), as `target/…/NAME`.
+pub fn eleeye_book(name: &str) -> PathBuf {
     use qipu::book::{build, eleeye, eleeye::EleeyeKeys, BookGame, BookOptions, Format};
     use qipu::rules::{AnyPosition, Move};
-    // Four drawn games of 1. c3c4: an ElephantEye book with weight 4 × 1 / 4 = 1; the start is
-    // symmetric, so the mirror move g3g4 is stored too (books.md §1.4).
     let games = (0..4).map(|_| {
         Ok(BookGame {
             start: AnyPosition::new(Variant::Xiangqi),
@@ -713,8 +712,14 @@ fn probe_route() {
         .join("target/test-web")
         .join(format!("{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("BOOK.DAT");
+    let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn probe_route() {
+    let path = eleeye_book("BOOK.DAT");
     let server = Server::bind(Config {
         addr: "127.0.0.1:0".to_string(),
         books: vec![("BOOK.DAT".to_string(), path)],
@@ -988,7 +993,8 @@ const FORMATION_GAMES: &[(&str, &str, Option<Outcome>)] = &[
     ("상마상마/마상마상", "e3d3", None),
 ];
 
-fn formation_db() -> PathBuf {
+/// A fresh database of [`FORMATION_GAMES`] under `target/`.
+pub fn formation_db() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("target/test-web")
         .join(format!("{}", std::process::id()));
@@ -1114,4 +1120,100 @@ fn janggi_formations_are_listed_and_chosen() {
         row.contains("yanggwima/wonangma") && row.contains(" 2 "),
         "{row}"
     );
+}
+
+/// On the real `.gib` corpus: the formation list equals a count of the stored games by the
+/// back ranks of their start FENs (read here from the FEN text), and agrees with the games'
+/// own `초차림`/`한차림` tags where they have them.
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn formation_counts_equal_a_scan_of_the_gib_corpus() {
+    use qipu::{
+        explorer::{explore, formation_counts, Query, EXPLORE_RULES},
+        formats::read_path,
+        notation::Line,
+        pipeline::{import, ImportOptions},
+    };
+    let Some(shared) = crate::common::shared_dir() else {
+        panic!("no ../shared");
+    };
+    let games: Vec<Game> = read_path(&shared.join("data/janggi/gib"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .collect();
+    let mut store = Store::open_in_memory().unwrap();
+    import(
+        &mut store,
+        games.into_iter().map(Ok),
+        &ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    // The scan: each stored game's pair from the b, c, g, h files of its two back ranks.
+    let mut scan: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
+    let mut all = 0u64;
+    let mut tagged = 0u64;
+    for g in store.games(Variant::Janggi) {
+        let g = g.unwrap();
+        all += 1;
+        let fields: Vec<&str> = g.start_fen.split(' ').collect();
+        let rows: Vec<&str> = fields[0].split('/').collect();
+        let middle = "4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4";
+        if fields.get(1) != Some(&"w") || rows[1..9].join("/") != middle {
+            continue;
+        }
+        let side = |row: &str| -> Option<String> {
+            let c: Vec<char> = row.to_ascii_uppercase().chars().collect();
+            if c.len() != 9
+                || c[0] != 'R'
+                || c[3] != 'A'
+                || c[4] != '1'
+                || c[5] != 'A'
+                || c[8] != 'R'
+            {
+                return None;
+            }
+            let letters: String = [c[1], c[2], c[6], c[7]]
+                .iter()
+                .map(|p| match p {
+                    'N' => '마',
+                    'B' => '상',
+                    _ => '?',
+                })
+                .collect();
+            (!letters.contains('?')).then_some(letters)
+        };
+        let (Some(han), Some(cho)) = (side(rows[0]), side(rows[9])) else {
+            continue;
+        };
+        let pair = format!("{cho}/{han}");
+        if let (Some(c), Some(h)) = (&g.tags.first_formation, &g.tags.second_formation) {
+            tagged += 1;
+            assert_eq!(format!("{c}/{h}"), pair, "game {} ({:?})", g.id, g.source);
+        }
+        let e = scan.entry(pair).or_default();
+        e.0 += 1;
+        e.1 += u64::from(g.result.is_some());
+    }
+    assert!(
+        all > 20_000 && tagged > 10_000,
+        "{all} games, {tagged} tagged"
+    );
+    let q = Query::at(Line::start(Variant::Janggi, EXPLORE_RULES));
+    let listed = formation_counts(&store, &q).unwrap();
+    let got: std::collections::BTreeMap<String, (u64, u64)> = listed
+        .iter()
+        .map(|f| (f.setup.clone(), (f.games, f.decided)))
+        .collect();
+    assert_eq!(got, scan);
+    let from_pairs: u64 = listed.iter().map(|f| f.games).sum();
+    let default = explore(&store, &q).unwrap().counts.games;
+    eprintln!(
+        "{all} Janggi games: {from_pairs} from {} formation pairs, {default} from the default \
+         start, {} from other boards",
+        listed.len(),
+        all - from_pairs
+    );
+    assert_eq!(got.get("마상상마/마상상마").map(|c| c.0), Some(default));
+    assert!(from_pairs > 15 * default, "{from_pairs} vs {default}");
 }

@@ -6,8 +6,10 @@
 //! Memory is bounded: work travels in chunks of about [`CHUNK_BYTES`] over bounded channels,
 //! and the writer flushes a batch (one transaction holding the games and their statistics)
 //! when its games fill `batch_bytes` of memory or number `batch_games`, or `batch_time` has
-//! passed since the last one (so that a killed import keeps what it did until seconds
-//! before, and the WAL stays small).
+//! passed since the last one and the writer is idle (so that a killed import keeps what it
+//! did until seconds before, or until the last write's duration before when writes are
+//! slower than that; a batch waiting for a busy writer keeps growing instead of queueing:
+//! see `run`).
 //!
 //! ```
 //! use qipu::formats::{Game, MoveNode, Source};
@@ -56,7 +58,8 @@ pub struct ImportOptions {
     pub batch_bytes: usize,
     /// Games per chunk handed to the workers.
     pub chunk_games: usize,
-    /// A transaction also ends when this long has passed since the previous one began.
+    /// A transaction also ends when this long has passed since the previous one began and
+    /// the writer has finished the previous one (a busy writer's next batch keeps growing).
     pub batch_time: Duration,
 }
 
@@ -263,6 +266,8 @@ where
         let mut batch: Vec<GameRecord> = Vec::new();
         let mut batch_bytes = 0;
         let mut batch_started = Instant::now();
+        // Batches sent and not yet reported written.
+        let mut in_flight = 0usize;
         'read: for prepared in prep_rx {
             for (piece, mut items) in prepared {
                 if let Some(p) = &piece {
@@ -290,19 +295,28 @@ where
                         }
                     }
                 }
+                while let Ok(out) = done_rx.try_recv() {
+                    add(&mut counters, out);
+                    in_flight -= 1;
+                }
+                // Full batches go at once; a batch sent for the time goes only to an idle
+                // writer. While the writer is busy the batch grows, so that batches get
+                // bigger as writing them gets slower (a batch rewrites every range row it
+                // touches, about all of them once the database is big): the writer's cost
+                // per game stays bounded instead of growing with the database.
                 if batch.len() >= batch_games
                     || batch_bytes >= opts.batch_bytes
-                    || (!batch.is_empty() && batch_started.elapsed() >= opts.batch_time)
+                    || (!batch.is_empty()
+                        && in_flight == 0
+                        && batch_started.elapsed() >= opts.batch_time)
                 {
                     batch_bytes = 0;
                     batch_started = Instant::now();
+                    in_flight += 1;
                     if batch_tx.send(std::mem::take(&mut batch)).is_err() {
                         break 'read; // the writer failed: its error is returned below
                     }
                 }
-            }
-            while let Ok(out) = done_rx.try_recv() {
-                add(&mut counters, out);
             }
             progress(&counters);
         }

@@ -14,6 +14,8 @@ use std::{
     time::{Duration, Instant, SystemTime},
 };
 
+use super::reply::{Reply, JSON};
+
 /// What identifies a version of the database files.
 type Stamp = Vec<Option<(u64, SystemTime)>>;
 
@@ -110,6 +112,15 @@ impl Cache {
         let v = inner.old.remove(key)?;
         Self::insert(&mut inner, self.max_bytes, key.to_string(), v.clone());
         Some(v)
+    }
+
+    /// The cached answer for a request target: a `200` with the stored JSON body.
+    pub fn answer(&self, key: &str) -> Option<Reply> {
+        self.get(key).map(|body| Reply {
+            status: 200,
+            content_type: JSON,
+            body: body.to_vec().into(),
+        })
     }
 
     /// Stores a body.

@@ -25,6 +25,9 @@ pub struct Head {
     pub http10: bool,
     /// `Content-Length` (0 when absent).
     pub content_length: usize,
+    /// The authority the client addressed: the host (and port) of an absolute-form target,
+    /// else the `Host` header; `None` when neither is given.
+    pub host: Option<String>,
 }
 
 /// A request the server will not read further: the status to answer, and why.
@@ -99,6 +102,7 @@ pub fn parse(head: &[u8]) -> Result<Head, Malformed> {
         "HTTP/1.0" => true,
         _ => return Err(bad("only HTTP/1.0 and HTTP/1.1 are served")),
     };
+    let authority = absolute_authority(target);
     let target = origin_form(target).ok_or_else(|| bad("bad request target"))?;
     if target.len() > MAX_TARGET {
         return Err(Malformed {
@@ -109,6 +113,7 @@ pub fn parse(head: &[u8]) -> Result<Head, Malformed> {
     let mut close = false;
     let mut keep = false;
     let mut length: Option<usize> = None;
+    let mut host: Option<String> = None;
     let mut count = 0;
     for l in lines.take_while(|l| !l.is_empty()) {
         count += 1;
@@ -142,6 +147,11 @@ pub fn parse(head: &[u8]) -> Result<Head, Malformed> {
                 return Err(bad("contradictory Content-Length headers"));
             }
             length = Some(n);
+        } else if name.eq_ignore_ascii_case(b"host") {
+            if host.is_some() {
+                return Err(bad("more than one Host header"));
+            }
+            host = Some(String::from_utf8_lossy(value).into_owned());
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
             return Err(Malformed {
                 status: 411,
@@ -167,7 +177,52 @@ pub fn parse(head: &[u8]) -> Result<Head, Malformed> {
         keep_alive: !close && (keep || !http10),
         http10,
         content_length,
+        host: authority.map(str::to_string).or(host),
     })
+}
+
+/// The authority (`host[:port]`) of an absolute-form target (`http://host:port/path`).
+fn absolute_authority(target: &str) -> Option<&str> {
+    let lower = target.get(..8).unwrap_or(target).to_ascii_lowercase();
+    let skip = if lower.starts_with("http://") {
+        7
+    } else if lower.starts_with("https://") {
+        8
+    } else {
+        return None;
+    };
+    let rest = &target[skip..];
+    Some(&rest[..rest.find(['/', '?']).unwrap_or(rest.len())])
+}
+
+/// Whether a `Host` value (`host[:port]`) names this machine: `localhost` (or a name under
+/// `.localhost`), or a loopback address (`127.0.0.1`, `[::1]`, any of `127.0.0.0/8`). A
+/// server bound to a loopback address answers only such requests: a web page whose own name
+/// was re-pointed at 127.0.0.1 (DNS rebinding) sends its own name, and is refused.
+///
+/// ```text
+/// localhost:8080  127.0.0.1  [::1]:80  app.localhost   -> true
+/// evil.example:8080  127.0.0.1.evil.example  [::2]     -> false
+/// ```
+pub fn loopback_host(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        // `[v6]` or `[v6]:port`
+        Some(rest) => match rest.split_once(']') {
+            Some((v6, port)) if port.is_empty() || port.starts_with(':') => {
+                return v6
+                    .parse::<std::net::Ipv6Addr>()
+                    .is_ok_and(|a| a.is_loopback());
+            }
+            _ => return false,
+        },
+        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+    };
+    let name = name.strip_suffix('.').unwrap_or(name).to_ascii_lowercase();
+    name == "localhost"
+        || name.ends_with(".localhost")
+        || name
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|a| a.is_loopback())
 }
 
 /// The target in origin form: `/path?query` as is, `http://host/path` without its scheme
@@ -196,6 +251,7 @@ fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         400 => "Bad Request",
+        403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
         408 => "Request Timeout",
@@ -228,6 +284,44 @@ pub fn answer(status: u16, headers: &[(&str, &str)], body: &[u8], with_body: boo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_from_the_header_or_an_absolute_target_and_loopback_names() {
+        let h = parse_str("GET /a HTTP/1.1\r\nHost: localhost:8080\r\n\r\n").unwrap();
+        assert_eq!(h.host.as_deref(), Some("localhost:8080"));
+        let h =
+            parse_str("GET http://evil.example:80/a HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+        assert_eq!(h.host.as_deref(), Some("evil.example:80"));
+        assert_eq!(h.target, "/a");
+        assert_eq!(parse_str("GET / HTTP/1.0\r\n\r\n").unwrap().host, None);
+        assert!(parse_str("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n").is_err());
+        for yes in [
+            "localhost",
+            "LOCALHOST:8080",
+            "localhost.",
+            "app.localhost:3000",
+            "127.0.0.1",
+            "127.1.2.3:80",
+            "[::1]",
+            "[::1]:8080",
+        ] {
+            assert!(loopback_host(yes), "{yes}");
+        }
+        for no in [
+            "",
+            "evil.example",
+            "evil.example:8080",
+            "127.0.0.1.evil.example",
+            "localhost.evil.example",
+            "10.0.0.1",
+            "[::2]:80",
+            "[::1",
+            "[::1]x",
+            "0.0.0.0",
+        ] {
+            assert!(!loopback_host(no), "{no}");
+        }
+    }
 
     fn parse_str(s: &str) -> Result<Head, Malformed> {
         parse(s.as_bytes())

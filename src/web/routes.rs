@@ -8,7 +8,7 @@ use super::{
     game::{GameJson, GameParts},
     position::{line_from_params, PositionJson},
     query::{BadRequest, Params, MAX_TARGET},
-    reply::{Reply, JSON},
+    reply::Reply,
     worker::Worker,
 };
 use crate::{
@@ -69,12 +69,8 @@ pub fn route(worker: &mut Worker, method: &str, target: &str) -> Reply {
 
 /// Answers from the cache when possible; successful answers are stored.
 fn cached(worker: &mut Worker, key: &str, f: impl FnOnce(&mut Worker) -> Reply) -> Reply {
-    if let Some(body) = worker.cache().and_then(|c| c.get(key)) {
-        return Reply {
-            status: 200,
-            content_type: JSON,
-            body: body.to_vec().into(),
-        };
+    if let Some(reply) = worker.cache().and_then(|c| c.answer(key)) {
+        return reply;
     }
     let reply = f(worker);
     if reply.status == 200 {

@@ -6,22 +6,25 @@
 //!   one more is answered `503` and closed at once.
 //! - Each open connection is served by a thread of the connection pool (threads are started
 //!   as connections need them, up to that bound, and kept for the next ones). It reads a
-//!   request head within [`Timeouts::head`] (counted from the connection's start, or from the
+//!   request head within [`Timeouts::head`](super::Timeouts::head) (counted from the connection's start, or from the
 //!   first byte of a later request), a body within [`Timeouts::body`], waits at most
-//!   [`Timeouts::idle`] for the next request of a kept-alive connection, and gives up on a
-//!   client that does not read its answer within [`Timeouts::write`]. A request that is too
+//!   [`Timeouts::idle`](super::Timeouts::idle) for the next request of a kept-alive connection, and gives up on a
+//!   client that does not read its answer within [`Timeouts::write`](super::Timeouts::write). A request that is too
 //!   slow is answered `408`, a malformed one `400` (or `411`/`413`/`414`/`431`), and the
 //!   connection is closed; a quiet idle connection is closed without a word.
 //! - A fixed pool of worker threads, each with its [`Worker`] (its own read-only database
 //!   connection), answers the requests the connection threads have read, from one queue; the
 //!   connection thread writes the answer. Workers never read from or write to a client, so
-//!   slow clients cannot hold the database.
+//!   slow clients cannot hold the database. An answer already in the [`Cache`] is taken by
+//!   the connection thread itself, without the hand-off to a worker.
+//! - Bound to a loopback address, the server answers only requests addressed to this machine
+//!   ([`http::loopback_host`]; a request without `Host` is served): a page of another site
+//!   whose name was re-pointed at 127.0.0.1 (DNS rebinding) is answered `403`.
 
 use std::{
     io::{self, Read, Write},
     net::{Shutdown, SocketAddr, TcpListener, TcpStream},
     panic::{catch_unwind, AssertUnwindSafe},
-    path::PathBuf,
     sync::{
         atomic::{AtomicUsize, Ordering},
         mpsc, Arc, Mutex, MutexGuard,
@@ -32,103 +35,12 @@ use std::{
 
 use super::{
     cache::Cache,
+    config::{valid_origin, Config},
     http::{self, Head, MAX_HEAD},
     reply::Reply,
     routes::route,
     worker::Worker,
 };
-
-/// Time limits on a connection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timeouts {
-    /// To send a whole request head.
-    pub head: Duration,
-    /// To send a request body.
-    pub body: Duration,
-    /// Between the answer to a request and the first byte of the next one.
-    pub idle: Duration,
-    /// To take an answer (each write).
-    pub write: Duration,
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Timeouts {
-            head: Duration::from_secs(10),
-            body: Duration::from_secs(10),
-            idle: Duration::from_secs(5),
-            write: Duration::from_secs(10),
-        }
-    }
-}
-
-/// How to run the server.
-#[derive(Clone, Debug)]
-pub struct Config {
-    /// Address to listen on (default `127.0.0.1:8080`; port 0 picks a free port).
-    pub addr: String,
-    /// Worker threads (each holds one read connection).
-    pub threads: usize,
-    /// The database (opened read-only), if any.
-    pub db: Option<PathBuf>,
-    /// Memory for cached answers of the database routes, in bytes (0 = no cache).
-    pub cache_bytes: usize,
-    /// Opening books served by `/api/probe`, each under the name given.
-    pub books: Vec<(String, PathBuf)>,
-    /// The one other origin whose pages may read the answers (CORS
-    /// `Access-Control-Allow-Origin`); `None`: only the server's own page.
-    pub cors: Option<String>,
-    /// Whether `/api/games/{id}` shows the stored source paths in full; otherwise only their
-    /// file name (and the member's path inside an archive).
-    pub show_paths: bool,
-    /// Most connections open at once.
-    pub max_connections: usize,
-    /// Time limits on each connection.
-    pub timeouts: Timeouts,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            addr: "127.0.0.1:8080".to_string(),
-            threads: 4,
-            db: None,
-            cache_bytes: 64 << 20,
-            books: Vec::new(),
-            cors: None,
-            show_paths: false,
-            max_connections: 256,
-            timeouts: Timeouts::default(),
-        }
-    }
-}
-
-/// Checks a `--cors` origin: `*`, or `scheme://host[:port]` in printable ASCII without a path.
-///
-/// ```
-/// use qipu::web::valid_origin;
-/// assert!(valid_origin("https://example.org"));
-/// assert!(valid_origin("http://localhost:3000"));
-/// assert!(!valid_origin("example.org"));
-/// assert!(!valid_origin("https://example.org/path"));
-/// assert!(!valid_origin("https://a\r\nSet-Cookie: x"));
-/// ```
-pub fn valid_origin(origin: &str) -> bool {
-    if origin == "*" {
-        return true;
-    }
-    let Some((scheme, host)) = origin.split_once("://") else {
-        return false;
-    };
-    !scheme.is_empty()
-        && scheme
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
-        && !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b))
-}
 
 /// A bound server, not yet answering.
 ///
@@ -143,6 +55,7 @@ pub struct Server {
     addr: SocketAddr,
     config: Arc<Config>,
     workers: Vec<Worker>,
+    cache: Option<Arc<Cache>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -181,6 +94,7 @@ impl Server {
             addr,
             config,
             workers,
+            cache,
         })
     }
 
@@ -222,6 +136,8 @@ impl Server {
             jobs,
             open: AtomicUsize::new(0),
             config: self.config,
+            cache: self.cache,
+            loopback: self.addr.ip().is_loopback(),
         });
         let (queue, waiting) = mpsc::channel::<TcpStream>();
         let waiting = Arc::new(Mutex::new(waiting));
@@ -267,6 +183,10 @@ struct Shared {
     jobs: mpsc::Sender<Job>,
     open: AtomicUsize,
     config: Arc<Config>,
+    /// The workers' answer cache, read here first.
+    cache: Option<Arc<Cache>>,
+    /// Bound to a loopback address: only requests addressed to this machine are answered.
+    loopback: bool,
 }
 
 /// A request for the workers, and where its answer goes.
@@ -281,8 +201,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    /// Has a worker answer `head` (waiting for one to be free).
+    /// Answers `head` from the cache, or else has a worker answer it (waiting for one to be
+    /// free). Only the database routes' successful answers are cached, under their target,
+    /// and only `GET`/`HEAD` are looked up, so a hit is what the route would answer.
     fn answer(&self, head: Head, replies: &(mpsc::Sender<Reply>, mpsc::Receiver<Reply>)) -> Reply {
+        if matches!(head.method.as_str(), "GET" | "HEAD") {
+            if let Some(reply) = self.cache.as_deref().and_then(|c| c.answer(&head.target)) {
+                return reply;
+            }
+        }
         let job = Job {
             method: head.method,
             target: head.target,
@@ -379,6 +306,18 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
         };
         if !c.read_body(head.content_length, limits.body) {
             return c.fail(408, "the request body did not arrive in time");
+        }
+        if shared.loopback
+            && head
+                .host
+                .as_deref()
+                .is_some_and(|h| !http::loopback_host(h))
+        {
+            return c.fail(
+                403,
+                "this server is bound to a loopback address and answers only requests \
+                 addressed to this machine (Host: localhost, 127.0.0.1 or [::1])",
+            );
         }
         let (keep_alive, http10, with_body) = (head.keep_alive, head.http10, head.method != "HEAD");
         let reply = shared.answer(head, &replies);
@@ -537,4 +476,60 @@ fn listen(addr: &str) -> io::Result<TcpListener> {
     socket.bind(&addr.into())?;
     socket.listen(1024)?;
     Ok(socket.into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sends one raw request to `addr` and returns the status line.
+    fn status_line(addr: SocketAddr, request: &str) -> String {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        s.write_all(request.as_bytes()).unwrap();
+        let mut text = Vec::new();
+        let _ = s.read_to_end(&mut text);
+        let text = String::from_utf8_lossy(&text).into_owned();
+        text.lines().next().unwrap_or_default().to_string()
+    }
+
+    #[test]
+    fn on_loopback_only_requests_addressed_to_this_machine_are_answered() {
+        let server = Server::bind(Config {
+            addr: "127.0.0.1:0".into(),
+            threads: 1,
+            ..Config::default()
+        })
+        .unwrap();
+        let addr = server.local_addr();
+        thread::spawn(move || server.run());
+        let get = |host: Option<&str>, target: &str| {
+            let host = host.map_or(String::new(), |h| format!("Host: {h}\r\n"));
+            status_line(
+                addr,
+                &format!("GET {target} HTTP/1.1\r\n{host}Connection: close\r\n\r\n"),
+            )
+        };
+        let port = addr.port();
+        for ok in [
+            format!("localhost:{port}"),
+            format!("127.0.0.1:{port}"),
+            "[::1]".to_string(),
+        ] {
+            assert!(
+                get(Some(&ok), "/api/status").starts_with("HTTP/1.1 200"),
+                "{ok}"
+            );
+        }
+        assert!(get(None, "/api/status").starts_with("HTTP/1.1 200"));
+        // A rebinding page sends its own name, whatever the address it reached.
+        for evil in [format!("evil.example:{port}"), "127.0.0.1.nip.io".into()] {
+            assert!(
+                get(Some(&evil), "/api/status").starts_with("HTTP/1.1 403"),
+                "{evil}"
+            );
+        }
+        let absolute = format!("http://evil.example:{port}/api/status");
+        assert!(get(Some("localhost"), &absolute).starts_with("HTTP/1.1 403"));
+    }
 }

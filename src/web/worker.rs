@@ -5,7 +5,7 @@
 
 use std::{borrow::Cow, sync::Arc};
 
-use super::{cache::Cache, server::Config};
+use super::{cache::Cache, config::Config};
 use crate::{book::Book, formats::Source, store::Store};
 
 /// What a request handler may use. Created once per worker thread.

@@ -244,6 +244,28 @@ impl Browser {
     }
 }
 
+impl Browser {
+    /// A PNG screenshot of the part of the page an element covers (CSS pixels, scale 1).
+    pub fn screenshot_element(&mut self, session: &str, selector: &str) -> Vec<u8> {
+        let rect = self.eval(
+            session,
+            &format!(
+                "(() => {{ const r = document.querySelector({selector:?}).getBoundingClientRect(); \
+                 return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height]; }})()"
+            ),
+        );
+        let n = |i: usize| rect[i].as_f64().unwrap();
+        assert!(n(2) > 0.0 && n(3) > 0.0, "{selector} is not shown: {rect}");
+        let r = self.call(
+            Some(session),
+            "Page.captureScreenshot",
+            json!({"format": "png", "captureBeyondViewport": true,
+                   "clip": {"x": n(0), "y": n(1), "width": n(2), "height": n(3), "scale": 1}}),
+        );
+        base64_decode(r["data"].as_str().unwrap())
+    }
+}
+
 impl Drop for Browser {
     fn drop(&mut self) {
         let _ = self.child.kill();

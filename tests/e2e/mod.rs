@@ -3,6 +3,7 @@
 //! check that the board and the table follow; screenshots go to `target/e2e/`.
 
 mod cdp;
+mod png;
 
 use std::path::PathBuf;
 
@@ -198,4 +199,319 @@ fn move_table_in_the_browser() {
     b.viewport(&s, 390, 844, true);
     b.click_selector(&s, "#game-dialog button[type=submit]");
     b.screenshot(&s, &shots().join("explorer-phone.png"));
+}
+
+/// The rows of the move table, once they are `want`.
+fn wait_rows(b: &mut Browser, s: &str, want: &[&str], what: &str) {
+    let js = serde_json::to_string(want).unwrap();
+    b.wait_for(
+        s,
+        &format!(
+            "JSON.stringify([...document.querySelectorAll('#moves tbody tr[data-move]')] \
+             .map(r => r.dataset.move)) === {js:?}"
+        ),
+        what,
+    );
+}
+
+/// Sets a filter field and lets the form hear of it, as typing and leaving the field does.
+fn set_filter(b: &mut Browser, s: &str, id: &str, value: &str) {
+    b.eval(
+        s,
+        &format!(
+            "(() => {{ const f = document.getElementById({id:?}); f.value = {value:?}; \
+              f.dispatchEvent(new Event('change', {{bubbles: true}})); return true; }})()"
+        ),
+    );
+}
+
+fn hash(b: &mut Browser, s: &str) -> String {
+    let h = b.eval(s, "decodeURIComponent(location.hash)");
+    h.as_str().unwrap().to_string()
+}
+
+/// The colours of the history chart's bars in the page (app.js `CHART`), for Xiangqi.
+const RED_BAR: [u8; 3] = [0xc8, 0x10, 0x2e];
+const DRAW_BAR: [u8; 3] = [0x9e, 0x9e, 0x9e];
+const BLACK_BAR: [u8; 3] = [0x33, 0x33, 0x33];
+
+#[test]
+#[ignore = "needs chromium (run by .ci/run)"]
+fn filters_books_history_and_the_url_in_the_browser() {
+    let Some(chromium) = find_chromium() else {
+        eprintln!("skipped: chromium not found (apt-get install -y chromium)");
+        return;
+    };
+    let url = start_server(Config {
+        db: Some(super::web::test_db("e2e-filters")),
+        books: vec![("BOOK.DAT".to_string(), super::web::eleeye_book("E2E.DAT"))],
+        ..Config::default()
+    });
+    let mut b = Browser::launch(&chromium);
+    let s = b.open(&format!("{url}#variant=xiangqi"));
+    b.viewport(&s, 1300, 1400, false);
+    wait_rows(&mut b, &s, &["h2e2", "c3c4"], "the move table");
+    assert_eq!(
+        b.eval(&s, "document.getElementById('wdl-head').textContent"),
+        json!("Red · Draw · Black")
+    );
+
+    // The book is shown beside the table: its two moves, to the right of the table.
+    b.wait_for(
+        &s,
+        "document.querySelectorAll('#books tr[data-book-move]').length === 2",
+        "the book's moves",
+    );
+    let book = b.eval(
+        &s,
+        "[...document.querySelectorAll('#books tr[data-book-move]')].map(r => r.dataset.book_move || r.dataset.bookMove).sort()",
+    );
+    assert_eq!(book, json!(["c3c4", "g3g4"]));
+    let beside = b.eval(
+        &s,
+        "document.getElementById('books').getBoundingClientRect().left >= \
+         document.querySelector('.table-wrap').getBoundingClientRect().right - 1 && \
+         document.getElementById('books').getBoundingClientRect().top < \
+         document.getElementById('moves').getBoundingClientRect().bottom",
+    );
+    assert_eq!(beside, json!(true), "the books are not beside the table");
+
+    // A filter change: since 2008-01 leaves the games of 2008-05 and 2010 (both 1. h2e2),
+    // and goes into the URL.
+    set_filter(&mut b, &s, "f-since", "2008-01");
+    wait_rows(&mut b, &s, &["h2e2"], "the table since 2008-01");
+    assert!(
+        hash(&mut b, &s).contains("since=2008-01"),
+        "{}",
+        hash(&mut b, &s)
+    );
+    let games = b.eval(
+        &s,
+        "document.querySelector('#moves tbody tr[data-move] td.num').textContent",
+    );
+    assert!(games.as_str().unwrap().starts_with("2 "), "{games}");
+    // A player with a side: 呂欽 as Black played one game (2008-05, a draw).
+    set_filter(&mut b, &s, "f-player", "呂欽");
+    set_filter(&mut b, &s, "f-side", "second");
+    b.wait_for(
+        &s,
+        "document.getElementById('totals').textContent.startsWith('1 games')",
+        "the player's one game",
+    );
+    let h = hash(&mut b, &s);
+    assert!(
+        h.contains("player=呂欽") && h.contains("side=second"),
+        "{h}"
+    );
+    b.screenshot(&s, &shots().join("explorer-filters.png"));
+
+    // Back: the player filter goes, then the date; forward brings them back.
+    b.eval(&s, "history.back(), true");
+    b.wait_for(
+        &s,
+        "!location.hash.includes('side=')",
+        "back to without the side",
+    );
+    b.eval(&s, "history.back(), true");
+    b.wait_for(
+        &s,
+        "!location.hash.includes('player=')",
+        "back to without the player",
+    );
+    b.eval(&s, "history.back(), true");
+    wait_rows(&mut b, &s, &["h2e2", "c3c4"], "back to no filter");
+    assert_eq!(
+        b.eval(&s, "document.getElementById('f-since').value"),
+        json!("")
+    );
+    b.eval(&s, "history.forward(), true");
+    wait_rows(&mut b, &s, &["h2e2"], "forward to since 2008-01");
+    assert_eq!(
+        b.eval(&s, "document.getElementById('f-since').value"),
+        json!("2008-01")
+    );
+
+    // A link reproduces the view: a new page at this URL shows the same filter and rows.
+    let link = b.eval(&s, "location.href");
+    let s2 = b.open(link.as_str().unwrap());
+    b.viewport(&s2, 1300, 1400, false);
+    wait_rows(&mut b, &s2, &["h2e2"], "the linked view");
+    assert_eq!(
+        b.eval(&s2, "document.getElementById('f-since').value"),
+        json!("2008-01")
+    );
+
+    // Moves are history entries too: play h2e2, then back returns to the start.
+    b.click_selector(&s2, "#moves tbody tr[data-move='h2e2'] td.mv");
+    b.wait_for(
+        &s2,
+        "location.hash.includes('moves=h2e2')",
+        "the move in the URL",
+    );
+    b.eval(&s2, "history.back(), true");
+    b.wait_for(
+        &s2,
+        "!location.hash.includes('moves=')",
+        "back to the start",
+    );
+    wait_rows(&mut b, &s2, &["h2e2"], "the start again");
+
+    // The game dialog follows the chosen notation.
+    set_filter(&mut b, &s2, "f-since", "");
+    wait_rows(&mut b, &s2, &["h2e2", "c3c4"], "no filter");
+    b.click_selector(&s2, "#games li[data-game]");
+    b.wait_for(
+        &s2,
+        "document.getElementById('game-moves').dataset.notation === 'chinese'",
+        "the game in Chinese",
+    );
+    let moves = b.eval(&s2, "document.getElementById('game-moves').textContent");
+    assert!(
+        moves.as_str().unwrap().starts_with("1. 炮二平五"),
+        "{moves}"
+    );
+    b.eval(
+        &s2,
+        "(() => { const n = document.getElementById('notation'); n.value = 'wxf'; \
+          n.dispatchEvent(new Event('change')); return true; })()",
+    );
+    let moves = b.eval(&s2, "document.getElementById('game-moves').textContent");
+    assert!(moves.as_str().unwrap().starts_with("1. C2.5"), "{moves}");
+    b.click_selector(&s2, "#game-dialog button[type=submit]");
+
+    // The history chart: a hand-made history drawn as the page draws the server's (one
+    // month of 2 Red wins, an empty month, a month of 1 draw and 1 Black win), then checked
+    // in the DOM and in a screenshot of the chart's pixels.
+    b.eval(
+        &s2,
+        "drawHistory([{month: '2007-01', games: 2, first_wins: 2, draws: 0, second_wins: 0}, \
+                      {month: '2007-02', games: 0, first_wins: 0, draws: 0, second_wins: 0}, \
+                      {month: '2007-03', games: 2, first_wins: 0, draws: 1, second_wins: 1}]), true",
+    );
+    let bars = b.eval(
+        &s2,
+        "[...document.querySelectorAll('#history-chart g.month')].map(g => \
+           [g.dataset.month, [...g.querySelectorAll('rect')].map(r => r.getAttribute('fill'))])",
+    );
+    assert_eq!(
+        bars,
+        json!([
+            ["2007-01", ["#c8102e"]],
+            ["2007-02", []],
+            ["2007-03", ["#9e9e9e", "#333333"]]
+        ])
+    );
+    let png = b.screenshot_element(&s2, "#history-chart");
+    std::fs::create_dir_all(shots()).unwrap();
+    std::fs::write(shots().join("history-chart.png"), &png).unwrap();
+    let img = png::decode(&png);
+    let area = img.width * img.height;
+    let (red, draw, black) = (
+        img.count(RED_BAR, 8),
+        img.count(DRAW_BAR, 8),
+        img.count(BLACK_BAR, 8),
+    );
+    // The Red bar is full height, the draw and Black halves share the third month's: the Red
+    // area is about twice each of the others, and each is a real share of the chart.
+    assert!(red > area / 20, "red {red} of {area}");
+    assert!(
+        draw > area / 50 && black > area / 50,
+        "draw {draw}, black {black} of {area}"
+    );
+    let ratio = red as f64 / draw as f64;
+    assert!((1.6..2.5).contains(&ratio), "red {red} vs draw {draw}");
+    // Nothing red in the empty middle third of the chart.
+    let middle = (0..img.height)
+        .flat_map(|y| (img.width * 2 / 5..img.width * 3 / 5).map(move |x| (x, y)))
+        .filter(|&(x, y)| {
+            let p = img.pixels[y * img.width + x];
+            p.iter().zip(RED_BAR).all(|(a, b)| a.abs_diff(b) <= 8)
+        })
+        .count();
+    assert_eq!(middle, 0, "red pixels in the empty month");
+}
+
+#[test]
+#[ignore = "needs chromium (run by .ci/run)"]
+fn janggi_formations_in_the_browser() {
+    let Some(chromium) = find_chromium() else {
+        eprintln!("skipped: chromium not found (apt-get install -y chromium)");
+        return;
+    };
+    let url = start_server(Config {
+        db: Some(super::web::formation_db()),
+        ..Config::default()
+    });
+    let mut b = Browser::launch(&chromium);
+    let s = b.open(&format!("{url}#variant=janggi"));
+    b.viewport(&s, 1200, 1000, false);
+    wait_rows(&mut b, &s, &["e3d3"], "the default start's one game");
+    assert_eq!(
+        b.eval(&s, "document.getElementById('wdl-head').textContent"),
+        json!("Cho · Draw · Han")
+    );
+    // The pairs the games started from, most games first, in the list and the selector.
+    b.wait_for(
+        &s,
+        "document.querySelectorAll('#formation-list li').length === 3",
+        "the formation list",
+    );
+    let listed = b.eval(
+        &s,
+        "[...document.querySelectorAll('#formation-list li')].map(l => l.dataset.setup)",
+    );
+    assert_eq!(
+        listed,
+        json!([
+            "상마마상/마상상마",
+            "마상상마/마상상마",
+            "상마상마/마상마상"
+        ])
+    );
+    let options = b.eval(
+        &s,
+        "[...document.getElementById('setup').options].map(o => o.value)",
+    );
+    assert_eq!(
+        options,
+        json!([
+            "",
+            "상마마상/마상상마",
+            "마상상마/마상상마",
+            "상마상마/마상마상"
+        ])
+    );
+    // Choose 상마마상/마상상마: its start on the board, its two games in the table, in the URL.
+    b.eval(
+        &s,
+        "(() => { const v = document.getElementById('setup'); v.value = '상마마상/마상상마'; \
+          v.dispatchEvent(new Event('change')); return true; })()",
+    );
+    wait_rows(
+        &mut b,
+        &s,
+        &["a3b3", "e3d3"],
+        "the chosen formations' games",
+    );
+    let fen = b.eval(&s, "document.getElementById('fen').textContent");
+    assert_eq!(
+        fen,
+        json!("rnba1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RBNA1ANBR w - - 0 1")
+    );
+    assert!(hash(&mut b, &s).contains("setup=상마마상/마상상마"));
+    b.screenshot(&s, &shots().join("janggi-formations.png"));
+    // A link with the names instead of the letters opens the same start.
+    let s2 = b.open(&format!("{url}#variant=janggi&setup=outer/inner"));
+    wait_rows(&mut b, &s2, &["a3b3", "e3d3"], "the linked formations");
+    assert_eq!(
+        b.eval(&s2, "document.getElementById('fen').textContent"),
+        fen
+    );
+    // Back to the default start.
+    b.eval(&s, "history.back(), true");
+    wait_rows(&mut b, &s, &["e3d3"], "back to the default start");
+    assert_eq!(
+        b.eval(&s, "document.getElementById('setup').value"),
+        json!("")
+    );
 }

@@ -21,6 +21,26 @@ const SIDE_NAMES = {
   xiangqi: { first: 'Red', second: 'Black' },
   janggi: { first: 'Cho 초', second: 'Han 한' },
 };
+// Short labels for the result bars and columns: Red · Draw · Black, Cho · Draw · Han.
+const SHORT_NAMES = {
+  xiangqi: { first: 'Red', second: 'Black' },
+  janggi: { first: 'Cho', second: 'Han' },
+};
+// The colours of the history chart's bars (first player's wins, draws, second player's
+// wins, games without a known result); the browser test looks for them in a screenshot.
+const CHART = {
+  first: { xiangqi: '#c8102e', janggi: '#1565c0' },
+  draw: '#9e9e9e',
+  second: '#333333',
+  unknown: '#e0d8c8',
+};
+// The filters the page sends to /api/explore and keeps in the URL, by their API names.
+const FILTER_KEYS = ['since', 'until', 'min_rating', 'max_rating', 'speed', 'mode', 'player', 'side', 'event'];
+const END_NAMES = {
+  mate: 'mate', stalemate: 'stalemate', resignation: 'resignation', time: 'time',
+  agreement: 'draw agreed', repetition: 'repetition ruling', count: 'count', bikjang: 'bikjang',
+  other: 'other', unknown: 'unknown',
+};
 const NOTATIONS = {
   xiangqi: [['chinese', 'Chinese 中文'], ['wxf', 'WXF'], ['coord', 'Coordinates']],
   janggi: [['korean', 'Korean 한국'], ['coord', 'Coordinates']],
@@ -38,7 +58,12 @@ const state = {
   position: null,       // answer of /api/position
   explore: null,        // answer of /api/explore
   database: false,
+  books: [],            // names of the books the server was started with
+  setup: null,          // Janggi formations (`마상상마/상마마상`) the line starts from
+  formations: null,     // the formation pairs with their games, from /api/explore
+  filters: {},          // the filters applied (API names → text)
   game: null,           // game shown in the dialog
+  gameNotes: null,      // its moves in the other notations
   seq: 0,               // request sequence, to drop stale answers
 };
 
@@ -86,12 +111,50 @@ function positionParams(plies) {
 }
 
 function filterParams() {
+  const out = {};
+  for (const k of FILTER_KEYS) if (state.filters[k]) out[k] = state.filters[k];
+  return out;
+}
+
+// The filters as the form shows them (`side` only with a player).
+function readFilters() {
+  const speeds = [...document.querySelectorAll('input[name=speed]:checked')].map((c) => c.value);
+  const player = $('f-player').value.trim();
   return {
     since: $('f-since').value.trim(),
     until: $('f-until').value.trim(),
-    min_rating: $('f-rating').value.trim(),
-    player: $('f-player').value.trim(),
+    min_rating: $('f-min-rating').value.trim(),
+    max_rating: $('f-max-rating').value.trim(),
+    speed: speeds.join(','),
+    mode: $('f-mode').value,
+    player,
+    side: player ? $('f-side').value : '',
+    event: $('f-event').value.trim(),
   };
+}
+
+function writeFilters(f) {
+  $('f-since').value = f.since || '';
+  $('f-until').value = f.until || '';
+  $('f-min-rating').value = f.min_rating || '';
+  $('f-max-rating').value = f.max_rating || '';
+  const speeds = (f.speed || '').split(',');
+  for (const c of document.querySelectorAll('input[name=speed]')) c.checked = speeds.includes(c.value);
+  $('f-mode').value = f.mode || '';
+  $('f-player').value = f.player || '';
+  $('f-side').value = f.side || '';
+  $('f-event').value = f.event || '';
+  const on = FILTER_KEYS.filter((k) => f[k]);
+  $('filter-summary').textContent = on.length ? `(${on.map((k) => `${k.replace('_', ' ')} ${f[k]}`).join(', ')})` : '';
+  if (on.length) $('filters').open = true;
+}
+
+function applyFilters() {
+  const f = readFilters();
+  state.filters = {};
+  for (const k of FILTER_KEYS) if (f[k]) state.filters[k] = f[k];
+  writeFilters(state.filters);
+  refresh();
 }
 
 // ---------------------------------------------------------------- board
@@ -359,15 +422,86 @@ function wdlBar(w, d, l) {
   return bar;
 }
 
+function scoreText(m) {
+  if (m.score === null || m.score === undefined) return '—';
+  let t = `${(100 * m.score).toFixed(1)}%`;
+  if (m.score_low !== null && m.score_low !== undefined && m.score_high !== null && m.score_high !== undefined) {
+    t += ` ±${(50 * (m.score_high - m.score_low)).toFixed(1)}`;
+  }
+  return t;
+}
+
+function ratingText(m) {
+  const r = (x) => (x === null || x === undefined ? '–' : String(Math.round(x)));
+  if (m.avg_opponent_rating === undefined) return r(m.avg_rating);
+  return `${r(m.avg_rating)} / ${r(m.avg_opponent_rating)}`;
+}
+
+function gameLabel(g) {
+  return `${g.first || '?'} ${g.result || ''} ${g.second || '?'}${g.date ? ` · ${g.date}` : ''}${g.event ? ` · ${g.event}` : ''}`;
+}
+
+function moveRow(m, ex) {
+  const games = h('td', { class: 'num' }, `${m.games.toLocaleString()} `, h('small', {}, `${Math.round(pct(m.games, ex.games))}%`));
+  if (m.games_after !== null && m.games_after !== undefined) {
+    games.append(h('div', { class: 'after', title: 'games through the position after this move, by any move order' },
+      h('small', {}, `→ ${m.games_after.toLocaleString()}`),
+      m.transposed ? h('span', { class: 'tp', 'data-transposed': '1', title: 'mostly reached by another move order' }, '⇄') : null));
+  }
+  const dates = h('td', { class: 'num wide' });
+  if (m.first_date) {
+    if (m.first_game) {
+      const a = h('a', { class: 'first-game', href: '#', title: `first game: ${gameLabel(m.first_game)}`, 'data-game': String(m.first_game.id) }, m.first_date);
+      a.addEventListener('click', (e) => { e.preventDefault(); e.stopPropagation(); openGame(m.first_game.id); });
+      dates.append(a);
+    } else {
+      dates.append(m.first_date);
+    }
+    dates.append(' · ');
+  }
+  dates.append(m.last_date || '–');
+  const tr = h('tr', { 'data-move': m.move, title: m.move },
+    h('td', { class: 'mv' }, moveText(m.move, m.notation)),
+    games,
+    h('td', { class: 'bar' }, wdlBar(m.first_wins, m.draws, m.second_wins)),
+    h('td', {
+      class: 'num score',
+      title: `${m.decided} of ${m.games} games with a known result` +
+        (m.score_low !== null && m.score_low !== undefined ? `; 95% interval ${(100 * m.score_low).toFixed(1)}–${(100 * m.score_high).toFixed(1)}%` : ''),
+    }, scoreText(m)),
+    h('td', { class: 'num' }, ratingText(m)),
+    h('td', { class: 'num', title: m.eval ? `depth ${m.eval.depth}, ${m.eval.engine}` : 'no engine score stored' }, evalText(m.eval)),
+    dates,
+  );
+  tr.addEventListener('click', () => play(m.move));
+  return tr;
+}
+
+function gameList(ul, games) {
+  ul.replaceChildren();
+  for (const g of games || []) {
+    const li = h('li', { 'data-game': String(g.id) },
+      h('span', {}, g.first || '?'), h('span', { class: 'res' }, g.result), h('span', {}, g.second || '?'),
+      h('span', { class: 'meta' }, ` · ${[g.date, g.event].filter(Boolean).join(' · ')}`));
+    li.addEventListener('click', () => openGame(g.id));
+    ul.append(li);
+  }
+  if (!games || games.length === 0) ul.append(h('li', { class: 'note' }, 'No games.'));
+}
+
 function drawExplore() {
   const ex = state.explore;
   const tbody = $('moves').querySelector('tbody');
   tbody.replaceChildren();
   $('games').replaceChildren();
+  $('recent').replaceChildren();
   $('opening').replaceChildren();
   $('totals').replaceChildren();
+  const short = SHORT_NAMES[state.variant];
+  $('wdl-head').textContent = `${short.first} · Draw · ${short.second}`;
   const note = $('explore-note');
   note.textContent = '';
+  drawHistory(null);
   if (!state.database) {
     note.textContent = 'No database attached: start the server with `qipu serve --db FILE` to see statistics.';
     return;
@@ -381,6 +515,14 @@ function drawExplore() {
     h('div', {}, `${ex.games.toLocaleString()} games (${(ex.decided ?? ex.games).toLocaleString()} decided) · ${names.first} ${ex.first_wins} · draws ${ex.draws} · ${names.second} ${ex.second_wins}`),
     wdlBar(ex.first_wins, ex.draws, ex.second_wins),
   );
+  if (ex.player) {
+    const p = ex.player;
+    const perf = p.performance === null || p.performance === undefined ? '' : ` · performance ${p.performance} (FIDE table 8.1.2)`;
+    const score = p.score === null || p.score === undefined ? '—' : `${(100 * p.score).toFixed(1)}%`;
+    $('totals').append(h('div', { id: 'player-line' },
+      `${state.filters.player}: +${p.wins} =${p.draws} −${p.losses} of ${p.games} · score ${score}${perf}`));
+  }
+  if (ex.formations) drawFormationList(ex.formations);
   const why = {
     empty_database: 'The database holds no game of this variant.',
     filtered: 'Games go through this position, but the filters removed every one.',
@@ -390,27 +532,29 @@ function drawExplore() {
   };
   if (ex.no_games) note.textContent = why[ex.no_games] || 'No games.';
   else if (ex.moves.length === 0) note.textContent = 'No games continue from this position.';
-  for (const m of ex.moves) {
-    const tr = h('tr', { 'data-move': m.move, title: m.move },
-      h('td', { class: 'mv' }, moveText(m.move, m.notation)),
-      h('td', { class: 'num' }, `${m.games.toLocaleString()} `, h('small', {}, `${Math.round(pct(m.games, ex.games))}%`)),
-      h('td', { class: 'bar' }, wdlBar(m.first_wins, m.draws, m.second_wins)),
-      h('td', { class: 'num', title: `${m.decided} of ${m.games} games with a known result` },
-        m.score === null || m.score === undefined ? '—' : `${(100 * m.score).toFixed(1)}%`),
-      h('td', { class: 'num' }, m.avg_rating === null || m.avg_rating === undefined ? '–' : String(Math.round(m.avg_rating))),
-      h('td', { class: 'num', title: m.eval ? `depth ${m.eval.depth}, ${m.eval.engine}` : 'no engine score stored' }, evalText(m.eval)),
-    );
-    tr.addEventListener('click', () => play(m.move));
-    tbody.append(tr);
+  for (const m of ex.moves) tbody.append(moveRow(m, ex));
+  if (ex.others && ex.others.games > 0) {
+    const o = ex.others;
+    tbody.append(h('tr', { class: 'others', title: 'moves with fewer decided games than the minimum' },
+      h('td', {}, `others (${o.moves} moves)`),
+      h('td', { class: 'num' }, o.games.toLocaleString()),
+      h('td', { class: 'bar' }, wdlBar(o.first_wins, o.draws, o.second_wins)),
+      h('td', { class: 'num' }, scoreText(o)),
+      h('td', {}), h('td', {}), h('td', { class: 'wide' })));
   }
-  for (const g of ex.top_games) {
-    const li = h('li', { 'data-game': String(g.id) },
-      h('span', {}, g.first || '?'), h('span', { class: 'res' }, g.result), h('span', {}, g.second || '?'),
-      h('span', { class: 'meta' }, ` · ${[g.date, g.event].filter(Boolean).join(' · ')}`));
-    li.addEventListener('click', () => openGame(g.id));
-    $('games').append(li);
+  if (ex.ended && ex.ended.games > 0) {
+    const e = ex.ended;
+    const how = Object.entries(e.how || {}).filter(([, n]) => n > 0)
+      .map(([k, n]) => `${END_NAMES[k] || k} ${n}`).join(' · ');
+    tbody.append(h('tr', { class: 'ended', title: 'games that ended in this position' },
+      h('td', {}, 'ended here'),
+      h('td', { class: 'num' }, e.games.toLocaleString()),
+      h('td', { class: 'bar' }, wdlBar(e.first_wins, e.draws, e.second_wins)),
+      h('td', { class: 'how', colSpan: 4 }, how)));
   }
-  if (ex.top_games.length === 0) $('games').append(h('li', { class: 'note' }, 'No games.'));
+  gameList($('games'), ex.top_games);
+  gameList($('recent'), ex.recent_games);
+  drawHistory(ex.history);
   if (ex.engine_best) {
     const b = ex.engine_best;
     const played = ex.moves.some((m) => m.move === b.move);
@@ -419,6 +563,67 @@ function drawExplore() {
       ` ${evalText(b.eval)} (depth ${b.depth}, ${b.engine})${played ? '' : ' — never played here'}`);
     $('totals').append(tip);
   }
+}
+
+// The formation pairs at the Janggi default start: how many games started from each.
+function drawFormationList(list) {
+  state.formations = list;
+  fillSetupSelect();
+  const total = list.reduce((n, f) => n + f.games, 0);
+  const ul = h('ul', { id: 'formation-list', class: 'games' });
+  for (const f of list) {
+    const li = h('li', { 'data-setup': f.setup }, h('strong', {}, f.setup), ` ${f.names} `,
+      h('span', { class: 'meta' }, `${f.games.toLocaleString()} games (${Math.round(pct(f.games, total))}%)`));
+    li.addEventListener('click', () => chooseSetup(f.setup));
+    ul.append(li);
+  }
+  $('totals').append(h('details', { class: 'formations' },
+    h('summary', {}, `${total.toLocaleString()} games from ${list.length} formation pairs (Cho/Han) — choose one`), ul));
+}
+
+// The history chart: one stacked bar per month (first player's wins, draws, second player's
+// wins, games without a known result), scaled to the busiest month.
+function drawHistory(hist) {
+  const sec = $('history');
+  const svg = $('history-chart');
+  svg.replaceChildren();
+  if (!hist || hist.length === 0) {
+    sec.hidden = true;
+    svg.removeAttribute('data-months');
+    return;
+  }
+  sec.hidden = false;
+  const CW = 600;
+  const CH = 140;
+  const base = CH - 16;
+  svg.setAttribute('viewBox', `0 0 ${CW} ${CH}`);
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.dataset.months = String(hist.length);
+  const busiest = Math.max(1, ...hist.map((m) => m.games));
+  const step = CW / hist.length;
+  const w = Math.max(step - (step > 4 ? 1 : 0), 0.6);
+  const first = CHART.first[state.variant];
+  hist.forEach((m, i) => {
+    const unknown = Math.max(0, m.games - m.first_wins - m.draws - m.second_wins);
+    let y = base;
+    const g = el('g', { class: 'month', 'data-month': m.month });
+    g.append(el('title', {}, `${m.month}: ${m.games} games — ${SHORT_NAMES[state.variant].first} ${m.first_wins}, draws ${m.draws}, ${SHORT_NAMES[state.variant].second} ${m.second_wins}`));
+    for (const [n, fill] of [[m.first_wins, first], [m.draws, CHART.draw], [m.second_wins, CHART.second], [unknown, CHART.unknown]]) {
+      if (n <= 0) continue;
+      const hgt = (n / busiest) * (base - 4);
+      y -= hgt;
+      g.append(el('rect', { x: (i * step).toFixed(2), y: y.toFixed(2), width: w.toFixed(2), height: hgt.toFixed(2), fill }));
+    }
+    svg.append(g);
+  });
+  svg.append(el('line', { x1: 0, y1: base, x2: CW, y2: base, stroke: '#bbb', 'stroke-width': 1 }));
+  // Year labels, at most about ten.
+  const years = hist.map((m, i) => [m.month.slice(0, 4), i]).filter(([, i]) => i === 0 || hist[i].month.endsWith('-01'));
+  const every = Math.max(1, Math.ceil(years.length / 10));
+  years.filter((_, k) => k % every === 0).forEach(([y, i]) => {
+    svg.append(el('text', { x: (i * step + 1).toFixed(1), y: CH - 3, 'font-size': 10, fill: '#6b6b6b' }, y));
+  });
+  $('history-range').textContent = `${hist[0].month} – ${hist[hist.length - 1].month}, busiest month ${busiest} games`;
 }
 
 // An engine score from the mover's view: +35 centipawns, #3 mate in 3, #-2 mated in 2.
@@ -446,9 +651,9 @@ function drawStatus() {
 
 // ---------------------------------------------------------------- refresh
 
-async function refresh() {
+async function refresh(opts) {
   const seq = ++state.seq;
-  saveHash();
+  saveHash(!(opts && opts.push === false));
   document.body.classList.toggle('janggi', state.variant === 'janggi');
   try {
     const pos = await api('position', positionParams(state.cursor));
@@ -469,7 +674,9 @@ async function refresh() {
   let explore = null;
   if (state.database) {
     try {
-      explore = await api('explore', { ...positionParams(state.cursor), ...filterParams() });
+      const params = { ...positionParams(state.cursor), ...filterParams() };
+      if (state.setup) { params.fen = null; params.setup = state.setup; }
+      explore = await api('explore', params);
     } catch (e) {
       if (seq !== state.seq) return;
       state.explore = null;
@@ -481,6 +688,39 @@ async function refresh() {
   if (seq !== state.seq) return;
   state.explore = explore;
   drawAll();
+  drawBooks(seq);
+}
+
+// The moves the served books hold for the position, beside the table.
+async function drawBooks(seq) {
+  if (state.books.length === 0) { $('books').hidden = true; return; }
+  const answers = await Promise.all(state.books.map((b) => api('probe', { book: b, ...positionParams(state.cursor) })
+    .then((r) => ({ b, r }), (e) => ({ b, e }))));
+  if (seq !== state.seq) return;
+  const list = $('book-list');
+  list.replaceChildren();
+  $('books').hidden = false;
+  for (const { b, r, e } of answers) {
+    const box = h('div', { class: 'book', 'data-book': b }, h('h3', {}, b));
+    if (e) {
+      box.append(h('div', { class: 'note' }, e.message));
+    } else if (r.moves.length === 0) {
+      box.append(h('div', { class: 'note' }, 'No move in this book.'));
+    } else {
+      const total = r.moves.reduce((n, m) => n + Math.max(0, m.weight), 0);
+      const tbody = h('tbody');
+      for (const m of r.moves) {
+        const tr = h('tr', { 'data-book-move': m.move },
+          h('td', { class: 'mv' }, moveText(m.move, m.notation)),
+          h('td', { class: 'num' }, String(m.weight), ' ', h('small', {}, `${Math.round(pct(Math.max(0, m.weight), total))}%`)),
+          h('td', { class: 'num' }, m.games === undefined ? '' : `${m.games} g`));
+        tr.addEventListener('click', () => play(m.move));
+        tbody.append(tr);
+      }
+      box.append(h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Move'), h('th', { class: 'num' }, 'Weight'), h('th', { class: 'num' }, ''))), tbody));
+    }
+    list.append(box);
+  }
 }
 
 function drawAll() {
@@ -491,23 +731,77 @@ function drawAll() {
   document.body.dataset.ready = String(state.seq);
 }
 
-function saveHash() {
+function hashString() {
   const qs = new URLSearchParams();
   qs.set('variant', state.variant);
-  if (state.startFen) qs.set('fen', state.startFen);
+  if (state.setup) qs.set('setup', state.setup);
+  else if (state.startFen) qs.set('fen', state.startFen);
   if (state.line.length) qs.set('moves', state.line.join(','));
   if (state.cursor !== state.line.length) qs.set('ply', String(state.cursor));
-  history.replaceState(null, '', '#' + qs.toString());
+  for (const k of FILTER_KEYS) if (state.filters[k]) qs.set(k, state.filters[k]);
+  if (state.notation !== NOTATIONS[state.variant][0][0]) qs.set('notation', state.notation);
+  return '#' + qs.toString();
+}
+
+// Keeps the view in the URL: a new history entry for each change the user makes (so back and
+// forward step through them), the same entry when the page only redraws.
+function saveHash(push) {
+  const hash = hashString();
+  if (hash === location.hash) return;
+  if (push) history.pushState(null, '', hash);
+  else history.replaceState(null, '', hash);
 }
 
 function loadHash() {
   const qs = new URLSearchParams(location.hash.slice(1));
   const v = qs.get('variant');
-  if (v === 'xiangqi' || v === 'janggi') state.variant = v;
-  state.startFen = qs.get('fen') || null;
+  state.variant = v === 'janggi' || v === 'xiangqi' ? v : 'xiangqi';
+  state.setup = qs.get('setup') || null;
+  state.startFen = state.setup ? null : qs.get('fen') || null;
   state.line = (qs.get('moves') || '').split(',').filter(Boolean);
+  state.notes = [];
   const ply = parseInt(qs.get('ply') || '', 10);
   state.cursor = Number.isFinite(ply) ? Math.max(0, Math.min(ply, state.line.length)) : state.line.length;
+  state.filters = {};
+  for (const k of FILTER_KEYS) if (qs.get(k)) state.filters[k] = qs.get(k);
+  state.notation = qs.get('notation') || NOTATIONS[state.variant][0][0];
+  state.selected = null;
+}
+
+// The start FEN of the chosen formations (asked of the server, which reads the names).
+async function resolveSetup() {
+  if (!state.setup) return;
+  const known = (state.formations || []).find((f) => f.setup === state.setup);
+  if (known) { state.startFen = known.fen; return; }
+  try {
+    const a = await api('explore', { setup: state.setup, limit: 1, top_games: 0 });
+    state.startFen = a.fen;
+    state.variant = 'janggi';
+  } catch (e) {
+    $('explore-note').textContent = `Formations ${state.setup}: ${e.message}`;
+    state.setup = null;
+    state.startFen = null;
+  }
+}
+
+function fillSetupSelect() {
+  const sel = $('setup');
+  sel.replaceChildren(h('option', { value: '' }, 'standard start (마상상마/마상상마)'));
+  const list = state.formations || [];
+  for (const f of list) {
+    sel.append(h('option', { value: f.setup }, `${f.setup} ${f.names} — ${f.games.toLocaleString()} games`));
+  }
+  if (state.setup && !list.some((f) => f.setup === state.setup)) sel.append(h('option', { value: state.setup }, state.setup));
+  sel.value = state.setup || '';
+}
+
+async function chooseSetup(setup) {
+  state.setup = setup || null;
+  state.startFen = null;
+  state.line = []; state.notes = []; state.cursor = 0; state.selected = null;
+  await resolveSetup();
+  fillSetupSelect();
+  refresh();
 }
 
 function setVariant(v) {
@@ -518,6 +812,12 @@ function setVariant(v) {
   for (const [value, label] of NOTATIONS[v]) sel.append(h('option', { value }, label));
   if (!NOTATIONS[v].some(([value]) => value === state.notation)) state.notation = NOTATIONS[v][0][0];
   sel.value = state.notation;
+  $('setup-label').hidden = !(v === 'janggi' && state.database);
+  if (v !== 'janggi') state.setup = null;
+  fillSetupSelect();
+  const side = $('f-side');
+  side.options[1].textContent = SHORT_NAMES[v].first;
+  side.options[2].textContent = SHORT_NAMES[v].second;
 }
 
 // ---------------------------------------------------------------- paste
@@ -531,6 +831,7 @@ async function loadText() {
     if (looksFen) {
       const pos = await api('position', { variant: state.variant, fen: text });
       state.startFen = pos.start_fen;
+      state.setup = null;
       state.line = [];
     } else {
       // Drop move numbers ("1.", "12...") and results, keep the moves.
@@ -558,6 +859,7 @@ async function openGame(id) {
   try {
     const g = await api('games/' + encodeURIComponent(id));
     state.game = g;
+    state.gameNotes = null;
     const tags = new Map(g.tags || []);
     const first = tags.get('Red') || tags.get('Cho') || '?';
     const second = tags.get('Black') || tags.get('Han') || '?';
@@ -566,12 +868,31 @@ async function openGame(id) {
     dl.replaceChildren();
     for (const [k, v] of g.tags || []) dl.append(h('dt', {}, k), h('dd', {}, v));
     if (g.source && g.source.file) dl.append(h('dt', {}, 'Source'), h('dd', {}, `${g.source.file} #${g.source.index + 1}`));
-    $('game-moves').textContent = (g.moves || []).map((m, i) => (i % 2 === 0 ? `${i / 2 + 1}. ` : '') + m).join(' ');
+    drawGameMoves();
     $('game-pgn').textContent = g.pgn || '';
     if (typeof dlg.showModal === 'function') dlg.showModal(); else dlg.setAttribute('open', '');
+    // The moves in the page's notation (the stored games are replayed under the server rules).
+    try {
+      const pos = await api('position', {
+        variant: g.variant, fen: g.start_fen, moves: g.moves.join(','),
+        rules: g.variant === 'janggi' ? 'server' : null,
+      });
+      if (state.game === g) { state.gameNotes = pos.moves_notation; drawGameMoves(); }
+    } catch (e) {
+      // Too long or not replayable here: the coordinates stay.
+    }
   } catch (e) {
     $('explore-note').textContent = `Game ${id}: ${e.message}`;
   }
+}
+
+function drawGameMoves() {
+  const g = state.game;
+  if (!g) return;
+  const notes = state.gameNotes || [];
+  $('game-moves').dataset.notation = state.gameNotes ? state.notation : 'coord';
+  $('game-moves').textContent = (g.moves || [])
+    .map((m, i) => (i % 2 === 0 ? `${i / 2 + 1}. ` : '') + moveText(m, notes[i])).join(' ');
 }
 
 function playGame() {
@@ -581,6 +902,7 @@ function playGame() {
   const samePrefix = start === state.startFen && state.line.slice(0, state.cursor).every((m, i) => g.moves[i] === m);
   setVariant(g.variant || state.variant);
   state.startFen = start;
+  state.setup = null;
   state.line = g.moves.slice();
   state.notes = [];
   state.cursor = samePrefix ? Math.min(state.cursor, state.line.length) : 0;
@@ -595,11 +917,18 @@ async function main() {
   loadHash();
   setVariant(state.variant);
   $('variant').addEventListener('change', (e) => {
+    state.setup = null;
     setVariant(e.target.value);
     state.startFen = null; state.line = []; state.notes = []; state.cursor = 0; state.selected = null;
     refresh();
   });
-  $('notation').addEventListener('change', (e) => { state.notation = e.target.value; drawLine(); drawExplore(); });
+  $('setup').addEventListener('change', (e) => chooseSetup(e.target.value));
+  $('notation').addEventListener('change', (e) => {
+    state.notation = e.target.value;
+    saveHash(false);
+    drawLine(); drawExplore(); drawGameMoves();
+    drawBooks(state.seq);
+  });
   $('flip').addEventListener('click', () => { state.flipped = !state.flipped; drawBoard(); });
   $('board').addEventListener('click', onBoardClick);
   $('start').addEventListener('click', () => goTo(0));
@@ -608,7 +937,17 @@ async function main() {
   $('end').addEventListener('click', () => goTo(state.line.length));
   $('pass').addEventListener('click', () => play('pass'));
   $('load-go').addEventListener('click', loadText);
-  $('f-apply').addEventListener('click', refresh);
+  $('filter-form').addEventListener('submit', (e) => { e.preventDefault(); applyFilters(); });
+  $('filter-form').addEventListener('change', applyFilters);
+  $('f-clear').addEventListener('click', () => { writeFilters({}); applyFilters(); });
+  window.addEventListener('popstate', async () => {
+    loadHash();
+    setVariant(state.variant);
+    writeFilters(state.filters);
+    await resolveSetup();
+    fillSetupSelect();
+    refresh({ push: false });
+  });
   $('game-load').addEventListener('click', playGame);
   document.addEventListener('keydown', (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
@@ -618,10 +957,16 @@ async function main() {
   try {
     const st = await api('status');
     state.database = st.database;
+    state.books = st.books || [];
   } catch (e) {
     state.database = false;
   }
-  await refresh();
+  setVariant(state.variant);
+  writeFilters(state.filters);
+  if (state.database) await resolveSetup();
+  else state.setup = null;
+  fillSetupSelect();
+  await refresh({ push: false });
 }
 
 main();
