@@ -11,8 +11,9 @@
 # (following the most played move). No ../shared needed. Work files go to target/bench-scale
 # (several GB at 1M games); delete them after.
 #
-# Not measured here: `qipu serve` requests/s with filters (the explorer is not yet wired to
-# Store::moves_filtered).
+# Then `qipu serve` on the loaded database with wrk (scripts/bench-serve.sh, 16 connections,
+# the answer cache off, ${SERVE_SECS:-10} s each): /api/explore over the opening tree
+# unfiltered and with filters (SERVE=0 skips it; needs wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-1000000}
@@ -39,6 +40,11 @@ print(f"qipu import: {r['imported']} games in {r['seconds']:.1f} s = {r['games_p
       f"peak RSS {rss/1024:.0f} MiB, db {r['db_bytes']} bytes = {r['db_bytes']/pgn:.3f} x PGN")
 PY
 
+# Where the imported file's bytes go, per table and index (SQLite's dbstat; unused = free
+# space inside the table's pages).
+echo "bytes per table/index of the imported database (MiB: pages, payload, unused):"
+sqlite3 "$db" "SELECT printf('  %-28s %8.1f %8.1f %8.1f', name, sum(pgsize)/1048576.0, sum(payload)/1048576.0, sum(unused)/1048576.0) FROM dbstat GROUP BY name ORDER BY sum(pgsize) DESC LIMIT 10;" 2>/dev/null || true
+
 db2=$dir/load-$N.db
 rm -f "$db2" "$db2"-wal "$db2"-shm
 /usr/bin/time -v "$SCALE" load "$N" "$SEED" "$db2" 2> "$dir/load.time"
@@ -52,3 +58,13 @@ sqlite3 "$db2" "SELECT 'positions rows', count(*), sum(length(summary)), sum(len
 
 echo "library calls on the loaded database (Store::moves_filtered, ${REPS:-200} runs each):"
 "$SCALE" query "$db2" "${REPS:-200}"
+
+if [ "${SERVE:-1}" != 0 ] && command -v wrk >/dev/null; then
+  for f in "" "since=2020-01" "min_rating=2000" "since=2015&max_rating=2200&speed=blitz,rapid" "mode=rated"; do
+    echo "qipu serve /api/explore, cache off, filter: ${f:-none}"
+    args=("$db2" --no-cache --duration "${SERVE_SECS:-10}s")
+    [ -n "$f" ] && args+=(--filter "$f")
+    QIPU_BIN=target/release/qipu scripts/bench-serve.sh "${args[@]}" 2>/dev/null \
+      | grep -E '^(requests/s|p50|p99:|non-2xx)' | paste -sd' ' || true
+  done
+fi

@@ -130,16 +130,22 @@ fn record(g: &G) -> GameRecord {
     GameRecord::from_game(&game, 0).unwrap()
 }
 
-/// A fresh database of [`GAMES`] under `target/`.
-pub fn test_db(name: &str) -> PathBuf {
+/// `target/test-web/PID/NAME`, with no file of that name (nor a WAL of it) left there.
+fn fresh_db_path(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("target/test-web")
         .join(format!("{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.db"));
+    let path = dir.join(name);
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
+    path
+}
+
+/// A fresh database of [`GAMES`] under `target/`.
+pub fn test_db(name: &str) -> PathBuf {
+    let path = fresh_db_path(&format!("{name}.db"));
     let mut store = Store::open(&path).unwrap();
     let records: Vec<GameRecord> = GAMES.iter().map(record).collect();
     assert_eq!(store.write_batch(&records).unwrap().imported, 5);
@@ -708,11 +714,7 @@ pub fn eleeye_book(name: &str) -> PathBuf {
     let built = build::<EleeyeKeys>(games, &BookOptions::for_format(Format::Eleeye)).unwrap();
     let mut bytes = Vec::new();
     eleeye::write(&built, &mut bytes).unwrap();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("target/test-web")
-        .join(format!("{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+    let path = fresh_db_path(name);
     std::fs::write(&path, bytes).unwrap();
     path
 }
@@ -995,14 +997,7 @@ const FORMATION_GAMES: &[(&str, &str, Option<Outcome>)] = &[
 
 /// A fresh database of [`FORMATION_GAMES`] under `target/`.
 pub fn formation_db() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("target/test-web")
-        .join(format!("{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("formations.db");
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
+    let path = fresh_db_path("formations.db");
     let mut store = Store::open(&path).unwrap();
     let records: Vec<GameRecord> = FORMATION_GAMES
         .iter()
@@ -1138,7 +1133,6 @@ fn formation_counts_equal_a_scan_of_the_gib_corpus() {
         panic!("no ../shared");
     };
     let games: Vec<Game> = read_path(&shared.join("data/janggi/gib"))
-        .into_iter()
         .filter_map(Result::ok)
         .collect();
     let mut store = Store::open_in_memory().unwrap();

@@ -161,10 +161,11 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode, CliError> {
         )
         .into());
     }
-    if args.variant.is_none() && given(&args.fen).is_some() {
-        if query.line.position.variant() == Variant::Janggi {
-            eprintln!("note: --fen read as a Janggi position (give --variant to choose)");
-        }
+    if args.variant.is_none()
+        && given(&args.fen).is_some()
+        && query.line.position.variant() == Variant::Janggi
+    {
+        eprintln!("note: --fen read as a Janggi position (give --variant to choose)");
     }
     let store = Store::open_read_only(&args.db)?;
     let answer = run_query(&store, &query)?;

@@ -16,7 +16,8 @@ pub struct ServeArgs {
     #[arg(long)]
     db: Option<PathBuf>,
     /// Address to listen on; port 0 picks a free port. Only this machine can connect unless
-    /// another address is given.
+    /// another address is given; on a loopback address only requests addressed to this
+    /// machine (Host localhost, 127.0.0.1 or [::1]) are answered.
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: String,
     /// Worker threads (each keeps its own read-only database connection).

@@ -9,7 +9,7 @@ use super::{
     game::{Game, GameError, MoveNode, Source},
     tags,
 };
-use crate::rules::Variant;
+use crate::rules::{Formations, Variant};
 
 /// Whether a decoded text is a Janggi `.gib` (Korean tags) rather than, say, a Tygem Go
 /// record that shares the extension (`\HS … \GS`).
@@ -216,29 +216,8 @@ fn finish(file: &str, index: usize, raw: RawGame) -> Result<Game, GameError> {
     Ok(game)
 }
 
-/// The back rank letters of the b, c, g, h files for a formation written left to right as
-/// the board is drawn with Cho at the bottom (`마` horse, `상` elephant).
-fn formation_letters(formation: &str) -> Result<[char; 4], String> {
-    let letters: Vec<char> = formation
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .map(|c| match c {
-            '마' | '馬' => Ok('N'),
-            '상' | '象' => Ok('B'),
-            _ => Err(()),
-        })
-        .collect::<Result<_, _>>()
-        .map_err(|()| format!("unknown formation `{formation}`"))?;
-    let arr: [char; 4] = letters
-        .try_into()
-        .map_err(|_| format!("unknown formation `{formation}`"))?;
-    if arr[0] == arr[1] || arr[2] == arr[3] {
-        return Err(format!("unknown formation `{formation}`"));
-    }
-    Ok(arr)
-}
-
-/// The start FEN for Cho's and Han's formations (`[초차림]`, `[한차림]`).
+/// The start FEN for Cho's and Han's formations (`[초차림]`, `[한차림]`), read as
+/// [`Formations`] reads them.
 ///
 /// ```
 /// use qipu::formats::gib::formation_fen;
@@ -249,14 +228,11 @@ fn formation_letters(formation: &str) -> Result<[char; 4], String> {
 /// assert!(formation_fen("마마상상", "마상마상").is_err());
 /// ```
 pub fn formation_fen(cho: &str, han: &str) -> Result<String, String> {
-    let c = formation_letters(cho)?;
-    let h = formation_letters(han)?;
-    let rank = |l: [char; 4]| format!("R{}{}A1A{}{}R", l[0], l[1], l[2], l[3]);
-    Ok(format!(
-        "{}/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/{} w - - 0 1",
-        rank(h).to_ascii_lowercase(),
-        rank(c)
-    ))
+    Ok(Formations {
+        cho: cho.parse()?,
+        han: han.parse()?,
+    }
+    .start_fen())
 }
 
 /// The start FEN of a `[판]` board: rows from Cho's back rank upwards separated by `/`, each

@@ -16,6 +16,15 @@ fn shots() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/e2e")
 }
 
+/// The browser, or `None` (saying the test is skipped) when none is installed.
+fn chromium() -> Option<PathBuf> {
+    let found = find_chromium();
+    if found.is_none() {
+        eprintln!("skipped: chromium not found (apt-get install -y chromium)");
+    }
+    found
+}
+
 fn start_server(config: Config) -> String {
     format!("http://{}/", crate::common::start_server(config))
 }
@@ -39,8 +48,7 @@ const AFTER_H2E2: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBA
 #[test]
 #[ignore = "needs chromium (run by .ci/run)"]
 fn board_moves_in_the_browser() {
-    let Some(chromium) = find_chromium() else {
-        eprintln!("skipped: chromium not found (apt-get install -y chromium)");
+    let Some(chromium) = chromium() else {
         return;
     };
     let url = start_server(Config::default());
@@ -131,8 +139,7 @@ fn board_moves_in_the_browser() {
 #[test]
 #[ignore = "needs chromium (run by .ci/run)"]
 fn move_table_in_the_browser() {
-    let Some(chromium) = find_chromium() else {
-        eprintln!("skipped: chromium not found (apt-get install -y chromium)");
+    let Some(chromium) = chromium() else {
         return;
     };
     let url = start_server(Config {
@@ -238,8 +245,7 @@ const BLACK_BAR: [u8; 3] = [0x33, 0x33, 0x33];
 #[test]
 #[ignore = "needs chromium (run by .ci/run)"]
 fn filters_books_history_and_the_url_in_the_browser() {
-    let Some(chromium) = find_chromium() else {
-        eprintln!("skipped: chromium not found (apt-get install -y chromium)");
+    let Some(chromium) = chromium() else {
         return;
     };
     let url = start_server(Config {
@@ -434,8 +440,7 @@ fn filters_books_history_and_the_url_in_the_browser() {
 #[test]
 #[ignore = "needs chromium (run by .ci/run)"]
 fn janggi_formations_in_the_browser() {
-    let Some(chromium) = find_chromium() else {
-        eprintln!("skipped: chromium not found (apt-get install -y chromium)");
+    let Some(chromium) = chromium() else {
         return;
     };
     let url = start_server(Config {

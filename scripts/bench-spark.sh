@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Spark build benchmark (issue 16): the synthetic corpus of scripts/bench-scale.sh (N games,
+# default 1,000,000; `bash scripts/bench-spark.sh 200000` for a quicker run; SEED=… as there)
+# built two ways in the same run:
+#
+#   qipu import corpus.pgn --db import.db
+#   qipu emit corpus.pgn --out facts/ → spark-submit --master local[2] spark/build.py facts/ stats/
+#                                     → qipu load stats/ --db load.db
+#
+# Prints games/s of emit and import, the job's and the load's wall time, peak RSS of each step
+# (/usr/bin/time -v), the sizes of facts/, stats/ and both databases, and whether `qipu stats`
+# (less the file size) and the start position's `explore --json` agree. Work files go to
+# target/bench-spark (several GB at 1M games); delete them after. MASTER=… overrides local[2].
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${1:-1000000}
+SEED=${SEED:-1}
+MASTER=${MASTER:-local[2]}
+dir=target/bench-spark
+mkdir -p "$dir"
+cargo build --release --quiet
+cargo bench --no-run --quiet --bench scale 2>/dev/null
+SCALE=$(ls -t target/release/deps/scale-* | grep -v '\.d$' | head -1)
+pgn=target/bench-scale/synthetic-$N-$SEED.pgn
+mkdir -p target/bench-scale
+if [ ! -s "$pgn" ]; then "$SCALE" pgn "$N" "$SEED" "$pgn"; fi
+qipu=target/release/qipu
+echo "corpus: $N games, $(stat -c %s "$pgn") bytes of PGN ($pgn), master $MASTER"
+
+# Runs a step under /usr/bin/time; prints "NAME: wall s, peak RSS MiB".
+timed() {
+  local name=$1
+  shift
+  /usr/bin/time -v "$@" > "$dir/$name.out" 2> "$dir/$name.time"
+  python3 - "$name" "$dir/$name.time" <<'PY'
+import re, sys
+t = open(sys.argv[2]).read()
+wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", t)
+secs = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
+rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
+print(f"{sys.argv[1]}: {secs:.1f} s wall, peak RSS {rss/1024:.0f} MiB")
+open(sys.argv[2] + ".secs", "w").write(f"{secs}")
+PY
+}
+size() { du -sb "$1" | cut -f1; }
+
+rm -f "$dir"/import.db* "$dir"/load.db*
+rm -rf "$dir/facts" "$dir/stats"
+timed import "$qipu" import "$pgn" --db "$dir/import.db"
+timed emit "$qipu" emit "$pgn" --out "$dir/facts"
+timed job spark-submit --master "$MASTER" --conf spark.ui.enabled=false \
+  --driver-memory "${DRIVER_MEMORY:-2g}" spark/build.py "$dir/facts" "$dir/stats"
+timed load "$qipu" load "$dir/stats" --db "$dir/load.db"
+python3 - "$N" "$dir" <<'PY'
+import sys
+n, d = int(sys.argv[1]), sys.argv[2]
+secs = {s: float(open(f"{d}/{s}.time.secs").read()) for s in ["import", "emit", "job", "load"]}
+spark = secs["emit"] + secs["job"] + secs["load"]
+print(f"qipu import: {n / secs['import']:.0f} games/s ({secs['import']:.1f} s)")
+print(f"qipu emit:   {n / secs['emit']:.0f} games/s ({secs['emit']:.1f} s)")
+print(f"spark job:   {secs['job']:.1f} s ({n / secs['job']:.0f} games/s)")
+print(f"qipu load:   {secs['load']:.1f} s ({n / secs['load']:.0f} games/s)")
+print(f"emit + job + load: {spark:.1f} s = {spark / secs['import']:.2f} x the import")
+PY
+echo "sizes: facts $(size "$dir/facts") B, stats $(size "$dir/stats") B, import.db $(size "$dir/import.db") B, load.db $(size "$dir/load.db") B"
+cat "$dir/load.out"
+same=yes
+cmp -s <("$qipu" stats --db "$dir/import.db" --json | grep -v size_bytes) \
+  <("$qipu" stats --db "$dir/load.db" --json | grep -v size_bytes) || same=no
+cmp -s <("$qipu" explore --db "$dir/import.db" --json --since 2015 --speed blitz) \
+  <("$qipu" explore --db "$dir/load.db" --json --since 2015 --speed blitz) || same=no
+echo "stats and explore at the start (--since 2015 --speed blitz) identical: $same"
