@@ -9,13 +9,17 @@
 #                    (CC BY 4.0)
 #   whole corpus     everything in ../shared/data (one run), then lookups on that database
 #
-# Needs ../shared (or $QIPU_SHARED). Numbers depend on the machine's load: run it when idle.
+# Needs ../shared (or $QIPU_SHARED). QIPU_BIN=path measures another build of qipu (the
+# lookups are always those of this checkout's `cargo bench --bench store`). Numbers depend
+# on the machine's load: run it when idle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${QIPU_SHARED:-../shared}
 if [ ! -d "$SHARED/data" ]; then echo "no $SHARED/data: nothing to measure"; exit 0; fi
-cargo build --release --quiet
-QIPU=target/release/qipu
+if [ -z "${QIPU_BIN:-}" ]; then
+  cargo build --release --quiet
+fi
+QIPU=${QIPU_BIN:-target/release/qipu}
 RUNS=${RUNS:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -10,7 +10,8 @@
 # Prints games/s of emit and import, the job's and the load's wall time, peak RSS of each step
 # (/usr/bin/time -v), the sizes of facts/, stats/ and both databases, and whether `qipu stats`
 # (less the file size) and the start position's `explore --json` agree. Work files go to
-# target/bench-spark (several GB at 1M games); delete them after. MASTER=… overrides local[2].
+# target/bench-spark (several GB at 1M games); delete them after. MASTER=… overrides local[2];
+# NO_BUILD=1 uses the qipu already built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-1000000}
@@ -18,12 +19,14 @@ SEED=${SEED:-1}
 MASTER=${MASTER:-local[2]}
 dir=target/bench-spark
 mkdir -p "$dir"
-cargo build --release --quiet
-cargo bench --no-run --quiet --bench scale 2>/dev/null
-SCALE=$(ls -t target/release/deps/scale-* | grep -v '\.d$' | head -1)
+[ -n "${NO_BUILD:-}" ] || cargo build --release --quiet
 pgn=target/bench-scale/synthetic-$N-$SEED.pgn
 mkdir -p target/bench-scale
-if [ ! -s "$pgn" ]; then "$SCALE" pgn "$N" "$SEED" "$pgn"; fi
+if [ ! -s "$pgn" ]; then
+  cargo bench --no-run --quiet --bench scale 2>/dev/null
+  SCALE=$(ls -t target/release/deps/scale-* | grep -v '\.d$' | head -1)
+  "$SCALE" pgn "$N" "$SEED" "$pgn"
+fi
 qipu=target/release/qipu
 echo "corpus: $N games, $(stat -c %s "$pgn") bytes of PGN ($pgn), master $MASTER"
 

@@ -9,7 +9,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use qipu::formats::{cbf, cbl, cbr, ccbridge, dhtmlxq, replay, xqf, Game, GameError, MoveNode};
+use qipu::formats::{
+    cbf, cbl, cbr, ccbridge, dhtmlxq, replay, xqf, ErrorKind, Game, GameError, MoveNode,
+};
 use qipu::notation::coord::{parse_coord, RankBase};
 use qipu::rules::{AnyPosition, Color, Outcome, Variant};
 
@@ -70,13 +72,9 @@ fn strict_replay(game: &Game) -> Result<(), GameError> {
         match parse_coord(&pos, &node.text, Some(RankBase::Zero)) {
             Ok(m) => pos.play_unchecked(m),
             Err(e) => {
-                return Err(GameError {
-                    file: game.source.file.clone(),
-                    game: Some(game.source.index),
-                    ply: Some(i + 1),
-                    token: Some(node.text.clone()),
-                    reason: e.to_string(),
-                })
+                return Err(
+                    GameError::new(&game.source, ErrorKind::BadMove(e)).at_ply(i + 1, &node.text)
+                )
             }
         }
     }
@@ -257,7 +255,7 @@ fn dhjhtmlxq_numbered_tags() {
 fn truncated_and_bad_files_are_errors() {
     let v10 = fixture("v10_variations.xqf");
     let e = xqf::read("t.xqf", &v10[..600]).remove(0).unwrap_err();
-    assert!(e.reason.contains("truncated XQF header"), "{e}");
+    assert!(e.reason().contains("truncated XQF header"), "{e}");
     let e = xqf::read("t.xqf", &v10[..v10.len() - 3])
         .remove(0)
         .unwrap_err();
@@ -269,14 +267,14 @@ fn truncated_and_bad_files_are_errors() {
     let e = dhtmlxq::read("t", b"[DhtmlXQ][DhtmlXQ_movelist]77477[/DhtmlXQ_movelist]")
         .remove(0)
         .unwrap_err();
-    assert!(e.reason.contains("multiple of 4"), "{e}");
+    assert!(e.reason().contains("multiple of 4"), "{e}");
     let e = dhtmlxq::read(
         "t",
         b"[DhtmlXQ][DhtmlXQ_movelist]7747[/DhtmlXQ_movelist][DhtmlXQ_move_5_1_1]1927[/DhtmlXQ_move_5_1_1]",
     )
     .remove(0)
     .unwrap_err();
-    assert!(e.reason.contains("does not exist"), "{e}");
+    assert!(e.reason().contains("does not exist"), "{e}");
 }
 
 #[test]
@@ -387,7 +385,7 @@ fn fuzz_files(files: &[(String, Vec<u8>)], cases: usize, seed: u64) -> usize {
                     let _ = replay(g);
                 }
                 Err(e) => {
-                    assert!(!e.reason.is_empty());
+                    assert!(!e.reason().is_empty());
                     errors += 1;
                 }
             }
@@ -470,7 +468,7 @@ struct Row {
 }
 
 fn reason_class(e: &GameError) -> String {
-    let r = &e.reason;
+    let r = &e.reason();
     if r.starts_with("illegal move") {
         "illegal move".into()
     } else if r.starts_with("cannot read move") {
@@ -525,7 +523,7 @@ fn real_fixtures_read_and_replay() {
                     Ok(g) => g,
                     Err(e) => {
                         *row.rejects.entry(reason_class(&e)).or_default() += 1;
-                        seen_bad.insert(rel.clone(), e.reason.clone());
+                        seen_bad.insert(rel.clone(), e.reason());
                         rejects.push(e.to_string());
                         continue;
                     }

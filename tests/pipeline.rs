@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use qipu::{
     explorer::{json::ExploreJson, line, Query},
-    formats::{Game, GameError, MoveNode, Source},
+    formats::{ErrorKind, Game, GameError, MoveNode, Source},
     pipeline::{import, ImportOptions},
     rules::{AnyPosition, Color, Move, Outcome, Variant},
     store::PositionKey,
@@ -464,13 +464,10 @@ fn reimport_is_a_no_op_and_bad_games_are_reported() {
     let mut bad = games[0].to_game("bad.gib", 0);
     bad.moves.push(MoveNode::new("zz99")); // not a move
     input.push(Ok(bad));
-    input.push(Err(GameError {
-        file: "broken.gib".into(),
-        game: None,
-        ply: None,
-        token: None,
-        reason: "cannot decode".into(),
-    }));
+    input.push(Err(GameError::file(
+        "broken.gib",
+        ErrorKind::Malformed("cannot decode".into()),
+    )));
     let mut store = Store::open_in_memory().unwrap();
     let first = import(
         &mut store,

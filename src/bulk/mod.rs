@@ -136,7 +136,9 @@ pub fn order_key(path: &str, member: u32) -> String {
 }
 
 /// Order keys of the files pieces come from, in reading order: a file on disk is its own
-/// path, a member `archive:inner` takes its archive's path and its rank.
+/// path; a member `archive:inner` (an archive on disk, then `:` and the member's name) takes
+/// its archive's path and its rank among the archive's members as the reader gives them
+/// (sorted by name, as the text of the name sorts).
 #[derive(Default)]
 struct FileOrder {
     last: String,
@@ -149,20 +151,24 @@ impl FileOrder {
     fn of(&mut self, file: &str) -> &str {
         if file != self.last {
             self.last = file.to_string();
-            let inside = self
-                .archive
-                .as_ref()
-                .filter(|a| file.len() > a.len() && file.starts_with(a.as_str()))
-                .filter(|a| file.as_bytes().get(a.len()) == Some(&b':'))
-                .cloned();
-            self.key = match inside {
-                Some(a) if !Path::new(file).is_file() => {
+            let archive = if Path::new(file).is_file() {
+                None
+            } else {
+                file.match_indices(':')
+                    .map(|(i, _)| &file[..i])
+                    .find(|prefix| Path::new(prefix).is_file())
+            };
+            self.key = match archive {
+                Some(a) => {
+                    if self.archive.as_deref() != Some(a) {
+                        self.archive = Some(a.to_string());
+                        self.member = 0;
+                    }
                     self.member = self.member.saturating_add(1);
-                    order_key(&a, self.member)
+                    order_key(a, self.member)
                 }
-                _ => {
-                    self.archive = Some(file.to_string());
-                    self.member = 0;
+                None => {
+                    self.archive = None;
                     order_key(file, 0)
                 }
             };
@@ -526,4 +532,90 @@ fn load_positions(
         drop(reader);
         out.map_err(BulkError::from)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::read_path;
+
+    #[test]
+    fn an_emitted_game_reads_back_as_the_record_import_stores() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in");
+        std::fs::create_dir_all(input.join("sub")).unwrap();
+        let pgn = "[Event \"E\"]\n[Red \"红 A\"]\n[Black \"B\"]\n[Date \"2021.03.04\"]\n[RedElo \"2310\"]\n\
+                   [TimeControl \"180+2\"]\n[Result \"1-0\"]\n\n1. h2e2 h9g7 2. h0g2 i9h9 1-0\n\n\
+                   [FEN \"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1\"]\n\n1... h9g7 *\n";
+        std::fs::write(input.join("sub/b.pgn"), pgn).unwrap();
+        std::fs::write(input.join("a.pgn"), "1. c3c4 *\n").unwrap();
+        let out = dir.path().join("facts");
+        let report = emit(&[input.clone()], &out, 3).unwrap();
+        assert_eq!((report.emitted, report.rejected), (3, 0));
+        let want: Vec<GameRecord> = read_path(&input)
+            .map(|g| {
+                let mut r = GameRecord::from_game(&g.unwrap(), 3).unwrap();
+                r.tags.result = None; // kept as the record's result
+                r
+            })
+            .collect();
+        let mut got = Vec::new();
+        let mut keys = Vec::new();
+        read_table(&out.join("games"), |row| {
+            got.push(record_of(row, true)?);
+            keys.push((
+                row.text("order_file")?.unwrap_or_default(),
+                row.need_int("order_index")?,
+            ));
+            assert_eq!(row.need_int("identity")?, row.need_int("hash")?);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(got, want);
+        // Import order: a.pgn, then sub/b.pgn's two games.
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted);
+        let mut positions = 0;
+        read_table(&out.join("positions"), |row| {
+            assert!(want
+                .iter()
+                .any(|r| r.hash as i64 == row.need_int("identity").unwrap()
+                    && r.positions
+                        .iter()
+                        .any(|p| p.0.to_rowid() == row.need_int("key").unwrap())));
+            positions += 1;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(
+            positions,
+            want.iter().map(|r| r.positions.len()).sum::<usize>()
+        );
+    }
+
+    #[test]
+    fn order_keys_sort_as_the_folder_walk_and_archive_members_follow_their_archive() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(name).display().to_string();
+        for f in ["a.zip", "a.zip2.pgn", "b.pgn"] {
+            std::fs::write(dir.path().join(f), "x").unwrap();
+        }
+        let mut order = FileOrder::default();
+        // The reader's order: a.zip's members (sorted by name), a.zip2.pgn, b.pgn.
+        let got: Vec<String> = [
+            format!("{}:d-e.pgn", path("a.zip")),
+            format!("{}:d/x.pgn", path("a.zip")),
+            path("a.zip2.pgn"),
+            path("b.pgn"),
+        ]
+        .iter()
+        .map(|f| order.of(f).to_string())
+        .collect();
+        let mut sorted = got.clone();
+        sorted.sort();
+        assert_eq!(got, sorted);
+        assert!(order_key("x/y/z.pgn", 0) < order_key("x/y-z.pgn", 0));
+        assert!(order_key("x-y.pgn", 0) > order_key("x/y.pgn", 0));
+    }
 }

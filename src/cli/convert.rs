@@ -13,7 +13,7 @@ use crate::{
     formats::{
         read_path,
         write::{write_gib, write_pgn},
-        Game, GameError,
+        ErrorKind, Game, GameError,
     },
     notation::{render, Notation},
     rules::{AnyPosition, Move, Variant},
@@ -95,7 +95,7 @@ fn convert_one(game: &Game, args: &ConvertArgs) -> Result<String, GameError> {
         To::Gib if game.variant == Variant::Janggi => write_gib(game, &r),
         To::Gib => Err(GameError::new(
             &game.source,
-            "a Xiangqi game cannot be written as .gib",
+            ErrorKind::Unsupported("a Xiangqi game cannot be written as .gib".into()),
         )),
         To::Pgn => write_pgn(game, &r, format_tag(notation, game.variant)),
     }

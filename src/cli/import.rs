@@ -66,20 +66,27 @@ pub(super) fn error_json(e: &GameError) -> serde_json::Value {
         "game": e.game,
         "ply": e.ply,
         "token": e.token,
-        "reason": e.reason,
+        "reason": e.reason(),
+        "kind": e.kind.name(),
+        "offset": e.offset,
     })
 }
 
+/// The rejected-games CSV: one row per error, games numbered from 1 as on the terminal, the
+/// error's kind by its stable name, and the byte offset of the game in text records.
 pub(super) fn write_report(path: &PathBuf, errors: &[GameError]) -> Result<(), CliError> {
     let mut w = csv::Writer::from_path(path)?;
-    w.write_record(["file", "game", "ply", "token", "reason"])?;
+    w.write_record(["file", "game", "ply", "token", "kind", "reason", "offset"])?;
+    let number = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
     for e in errors {
         w.write_record([
             e.file.clone(),
-            e.game.map(|g| g.to_string()).unwrap_or_default(),
-            e.ply.map(|p| p.to_string()).unwrap_or_default(),
+            number(e.game.map(|g| g + 1)),
+            number(e.ply),
             e.token.clone().unwrap_or_default(),
-            e.reason.clone(),
+            e.kind.name().to_string(),
+            e.reason(),
+            e.offset.map(|o| o.to_string()).unwrap_or_default(),
         ])?;
     }
     w.flush()?;

@@ -95,7 +95,103 @@ pub fn main() -> ExitCode {
 /// Errors of a command, displayed as one line.
 pub type CliError = Box<dyn std::error::Error + Send + Sync>;
 
+/// An error with what was being done (`book.obk: …`), keeping the error itself as its
+/// [`source`](std::error::Error::source) rather than only its text.
+#[derive(Debug)]
+pub(crate) struct Context {
+    what: String,
+    source: CliError,
+}
+
+impl Context {
+    /// Wraps `source`, displayed after `what` and a colon.
+    pub(crate) fn new(what: impl Into<String>, source: impl Into<CliError>) -> Context {
+        Context {
+            what: what.into(),
+            source: source.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.what, self.source)
+    }
+}
+
+impl std::error::Error for Context {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(self.source.as_ref())
+    }
+}
+
+/// Whether a closed pipe is anywhere in the error's chain of sources (an I/O error of its
+/// own, or inside a CSV or JSON writer's error, or a store's). The chain is bounded: an
+/// error's sources are finite, and the walk stops after 64 links.
 fn is_broken_pipe(err: &CliError) -> bool {
-    err.downcast_ref::<std::io::Error>()
-        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err.as_ref());
+    for _ in 0..64 {
+        let Some(e) = cur else { return false };
+        // csv's and serde_json's `source()` skip their own I/O errors: ask them.
+        let kind = if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            Some(io.kind())
+        } else if let Some(json) = e.downcast_ref::<serde_json::Error>() {
+            json.io_error_kind()
+        } else if let Some(csv::ErrorKind::Io(io)) =
+            e.downcast_ref::<csv::Error>().map(csv::Error::kind)
+        {
+            Some(io.kind())
+        } else {
+            None
+        };
+        if kind == Some(std::io::ErrorKind::BrokenPipe) {
+            return true;
+        }
+        cur = e.source();
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Wrapper(std::io::Error);
+
+    impl std::fmt::Display for Wrapper {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "writing failed")
+        }
+    }
+
+    impl std::error::Error for Wrapper {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    fn pipe() -> std::io::Error {
+        std::io::Error::from(std::io::ErrorKind::BrokenPipe)
+    }
+
+    #[test]
+    fn broken_pipe_is_found_anywhere_in_the_chain() {
+        assert!(is_broken_pipe(&CliError::from(pipe())));
+        assert!(is_broken_pipe(&CliError::from(Wrapper(pipe()))));
+        assert!(is_broken_pipe(&CliError::from(csv::Error::from(pipe()))));
+        assert!(is_broken_pipe(&CliError::from(serde_json::Error::io(
+            pipe()
+        ))));
+        assert!(is_broken_pipe(&CliError::from(Context::new("out", pipe()))));
+        let e = Context::new("a.obk", "bad header");
+        assert_eq!(e.to_string(), "a.obk: bad header");
+        assert_eq!(
+            std::error::Error::source(&e).map(ToString::to_string),
+            Some("bad header".to_string())
+        );
+        let other = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        assert!(!is_broken_pipe(&CliError::from(Wrapper(other))));
+        assert!(!is_broken_pipe(&CliError::from("a message")));
+    }
 }

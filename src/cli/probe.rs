@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{
     position_args::{PositionArgs, RulesArg, VariantArg},
-    CliError,
+    CliError, Context,
 };
 use crate::{
     book::{Book, Probed},
@@ -36,7 +36,8 @@ pub struct ProbeArgs {
 
 /// Runs `qipu probe`. Exit code 1 when the book has no move for the position.
 pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
-    let book = Book::open(&args.book).map_err(|e| format!("{}: {e}", args.book.display()))?;
+    let in_book = |e| Context::new(args.book.display().to_string(), e);
+    let book = Book::open(&args.book).map_err(in_book)?;
     let variant = match (args.variant, &book) {
         (Some(VariantArg::Janggi), _) => VariantArg::Janggi,
         (Some(VariantArg::Xiangqi), _) => VariantArg::Xiangqi,
@@ -50,9 +51,7 @@ pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
         rules: RulesArg::Server,
     }
     .position()?;
-    let probed = book
-        .probe(&pos)
-        .map_err(|e| format!("{}: {e}", args.book.display()))?;
+    let probed = book.probe(&pos).map_err(in_book)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         writeln!(out, "{}", to_json(args, &book, &pos, &probed))?;

@@ -14,7 +14,8 @@
 //! ```
 
 use super::board90;
-use super::game::{Game, GameError, MoveNode, Source};
+use super::error::{ErrorKind, GameError};
+use super::game::{Game, MoveNode, Source};
 use crate::notation::coord::RankBase;
 use crate::rules::{Setup, Variant};
 
@@ -202,7 +203,7 @@ fn move_value(v: &str) -> Result<(u8, u8, u8, u8), String> {
     }
 }
 
-fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
+fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, ErrorKind> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let text = std::str::from_utf8(bytes).map_err(|e| format!("CBF is not UTF-8: {e}"))?;
     if !sniff(text.as_bytes()) {

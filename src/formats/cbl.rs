@@ -14,7 +14,8 @@
 //! ```
 
 use super::cbr;
-use super::game::{Game, GameError, Source};
+use super::error::{ErrorKind, GameError};
+use super::game::{Game, Source};
 
 /// The 16-byte magic of a CBL library.
 pub const MAGIC: &[u8; 16] = b"CCBridgeLibrary\0";
@@ -48,7 +49,10 @@ pub fn read(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
     if !sniff(bytes) {
         return vec![Err(GameError {
             game: None,
-            ..GameError::new(&whole, "not a CBL library (no `CCBridgeLibrary` magic)")
+            ..GameError::new(
+                &whole,
+                ErrorKind::Malformed("not a CBL library (no `CCBridgeLibrary` magic)".into()),
+            )
         })];
     }
     // Records start on 4096-byte boundaries counted from the first one.
@@ -58,7 +62,10 @@ pub fn read(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
     let Some(first) = first else {
         return vec![Err(GameError {
             game: None,
-            ..GameError::new(&whole, "CBL library contains no CBR record")
+            ..GameError::new(
+                &whole,
+                ErrorKind::Malformed("CBL library contains no CBR record".into()),
+            )
         })];
     };
     let starts: Vec<usize> = (first..bytes.len())

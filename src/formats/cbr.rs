@@ -15,7 +15,8 @@
 //! ```
 
 use super::board90::{self, Board90, Record};
-use super::game::{Game, GameError, MoveNode, Source};
+use super::error::{ErrorKind, GameError};
+use super::game::{Game, MoveNode, Source};
 use crate::notation::coord::RankBase;
 use crate::rules::{Color, Piece, Role, Variant};
 
@@ -144,9 +145,9 @@ fn piece(code: u8) -> Result<Option<Piece>, String> {
     Ok(Some(Piece::new(color, role)))
 }
 
-fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
+fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, ErrorKind> {
     if !sniff(bytes) {
-        return Err("not a CBR record (no `CCBridge Record` magic)".to_string());
+        return Err("not a CBR record (no `CCBridge Record` magic)".into());
     }
     let version = *bytes
         .get(19)
@@ -154,14 +155,15 @@ fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
     let layout = match version {
         1 => &V1,
         2 => &V2,
-        v => return Err(format!("unknown CBR version {v}")),
+        v => return Err(format!("unknown CBR version {v}").into()),
     };
     if bytes.len() < layout.moves {
         return Err(format!(
             "truncated CBR header: {} bytes, need {}",
             bytes.len(),
             layout.moves
-        ));
+        )
+        .into());
     }
     let mut game = Game::new(Variant::Xiangqi, source.clone());
     game.rank_base = Some(RankBase::Zero);

@@ -8,7 +8,8 @@
 //! assert_eq!(ccbridge::read("two_games.cbl", &bytes).len(), 2);
 //! ```
 
-use super::game::{Game, GameError, Source};
+use super::error::{ErrorKind, GameError};
+use super::game::{Game, Source};
 use super::{cbf, cbl, cbr};
 
 /// Whether the bytes are any CCBridge format (CBR, CBL or CBF), by content.
@@ -31,7 +32,10 @@ pub fn read(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
         };
         vec![Err(GameError {
             game: None,
-            ..GameError::new(&source, "not a CCBridge file (CBR, CBL or CBF)")
+            ..GameError::new(
+                &source,
+                ErrorKind::Malformed("not a CCBridge file (CBR, CBL or CBF)".into()),
+            )
         })]
     }
 }

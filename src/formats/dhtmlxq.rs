@@ -30,7 +30,8 @@ use std::collections::{BTreeMap, HashMap};
 use encoding_rs::GBK;
 
 use super::board90::{self, Board90, MAX_VARIATION_DEPTH, PIECE_ORDER};
-use super::game::{Game, GameError, MoveNode, Source};
+use super::error::{ErrorKind, GameError};
+use super::game::{Game, MoveNode, Source};
 use crate::notation::coord::RankBase;
 use crate::rules::{Color, Piece, Setup, Square, Variant};
 
@@ -62,7 +63,10 @@ pub fn read(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
         };
         return vec![Err(GameError {
             game: None,
-            ..GameError::new(&source, "no DhtmlXQ record found")
+            ..GameError::new(
+                &source,
+                ErrorKind::Malformed("no DhtmlXQ record found".into()),
+            )
         })];
     }
     blocks
@@ -203,7 +207,7 @@ struct Line {
     nodes: Vec<(String, Option<String>, Vec<usize>)>,
 }
 
-fn read_game(source: &Source, block: &str, dhj: bool) -> Result<Game, String> {
+fn read_game(source: &Source, block: &str, dhj: bool) -> Result<Game, ErrorKind> {
     let mut game = Game::new(Variant::Xiangqi, source.clone());
     game.rank_base = Some(RankBase::Zero);
     let mut binit = None;
@@ -254,7 +258,7 @@ fn read_game(source: &Source, block: &str, dhj: bool) -> Result<Game, String> {
                     .map(|p| p.parse().map_err(|_| format!("bad branch tag `{k}`")))
                     .collect::<Result<_, _>>()?;
                 let [p, s, b] = ids[..] else {
-                    return Err(format!("bad branch tag `{k}`"));
+                    return Err(format!("bad branch tag `{k}`").into());
                 };
                 branches.push((p, s, b, value));
             }

@@ -43,8 +43,9 @@
 use std::collections::HashMap;
 
 use super::{
+    error::{ErrorKind, GameError},
     facts::{EngineEval, Mode, Score, Speed, Termination},
-    game::{Game, GameError, MoveNode, Source, Tags},
+    game::{Game, MoveNode, Source, Tags},
     playtags, tags,
 };
 use crate::{
@@ -103,16 +104,7 @@ struct Gathered {
 pub fn read(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(bytes);
-    let file_error = |reason: String| GameError {
-        game: None,
-        ..GameError::new(
-            &Source {
-                file: file.to_string(),
-                index: 0,
-            },
-            reason,
-        )
-    };
+    let file_error = |reason: String| GameError::file(file, ErrorKind::Malformed(reason));
     let header: Vec<String> = match reader.headers() {
         Ok(h) => h.iter().map(|s| s.trim().to_string()).collect(),
         Err(e) => return vec![Err(file_error(format!("bad CSV header: {e}")))],
@@ -228,7 +220,7 @@ const FACT_COLUMNS: [&str; 13] = [
 
 fn build(source: Source, id: &str, mut g: Gathered) -> Result<Game, GameError> {
     if let Some(e) = g.error {
-        return Err(GameError::new(&source, format!("game {id}: {e}")));
+        return Err(GameError::new(&source, format!("game {id}: {e}").into()));
     }
     g.rows.sort_by_key(|r| r.index);
     for (expected, row) in (g.first_index..).zip(&g.rows) {
@@ -247,7 +239,7 @@ fn build(source: Source, id: &str, mut g: Gathered) -> Result<Game, GameError> {
                 ply: usize::try_from(expected - g.first_index + 1).ok(),
                 ..GameError::new(
                     &source,
-                    format!("game {id}: move_index {shown} {what} (line {})", row.line),
+                    format!("game {id}: move_index {shown} {what} (line {})", row.line).into(),
                 )
             });
         }
@@ -258,7 +250,8 @@ fn build(source: Source, id: &str, mut g: Gathered) -> Result<Game, GameError> {
             format!(
                 "game {id}: its moves start at move_index {}, not 0",
                 g.first_index
-            ),
+            )
+            .into(),
         ));
     }
     let mut game = Game::new(Variant::Xiangqi, source);
@@ -403,12 +396,12 @@ mod tests {
         assert_eq!((b.tags.result, b.tags.termination), (None, None));
         assert_eq!(b.tags.first_rating, None);
         let c = g[2].as_ref().unwrap_err();
-        assert!(c.reason.contains("not a number"), "{c}");
+        assert!(c.reason().contains("not a number"), "{c}");
         let d = g[3].as_ref().unwrap_err();
-        assert!(d.reason.contains("move_index 1 missing"), "{d}");
+        assert!(d.reason().contains("move_index 1 missing"), "{d}");
         assert_eq!(d.ply, Some(2));
         let e = g[4].as_ref().unwrap_err();
-        assert!(e.reason.contains("move_index 0 twice"), "{e}");
+        assert!(e.reason().contains("move_index 0 twice"), "{e}");
         assert_eq!(e.game, Some(4));
     }
 
@@ -419,6 +412,6 @@ mod tests {
             csv.push_str(&format!("t,{i},h2e2,z,r,b,1,2,,\n"));
         }
         let g = read("f.csv", csv.as_bytes());
-        assert!(g[0].as_ref().unwrap_err().reason.contains("more than"));
+        assert!(g[0].as_ref().unwrap_err().reason().contains("more than"));
     }
 }

@@ -2,8 +2,6 @@
 //! and comments, and where the game came from. Readers do not check legality; see
 //! [`super::replay`].
 
-use std::fmt;
-
 use super::facts::{EngineEval, Mode, Speed, Termination, TimeControl};
 use crate::{
     notation::coord::RankBase,
@@ -127,49 +125,3 @@ impl Game {
         }
     }
 }
-
-/// A game that could not be read or replayed: file, game index, ply and reason.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GameError {
-    /// File path.
-    pub file: String,
-    /// 0-based game index in the file (`None` when the whole file failed).
-    pub game: Option<usize>,
-    /// 1-based ply of the offending move, if a move is at fault.
-    pub ply: Option<usize>,
-    /// The offending text, if any.
-    pub token: Option<String>,
-    /// What is wrong.
-    pub reason: String,
-}
-
-impl GameError {
-    /// An error about a whole game (or file, with `game` None).
-    pub fn new(source: &Source, reason: impl Into<String>) -> GameError {
-        GameError {
-            file: source.file.clone(),
-            game: Some(source.index),
-            ply: None,
-            token: None,
-            reason: reason.into(),
-        }
-    }
-}
-
-impl fmt::Display for GameError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if let Some(g) = self.game {
-            write!(f, ", game {}", g + 1)?;
-        }
-        if let Some(p) = self.ply {
-            write!(f, ", ply {p}")?;
-        }
-        if let Some(t) = &self.token {
-            write!(f, " `{t}`")?;
-        }
-        write!(f, ": {}", self.reason)
-    }
-}
-
-impl std::error::Error for GameError {}

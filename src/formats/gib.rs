@@ -6,7 +6,8 @@
 //! the move before them, `<n>` marks (clock readings) are dropped. Moves are kept as written.
 
 use super::{
-    game::{Game, GameError, MoveNode, Source},
+    error::GameError,
+    game::{Game, MoveNode, Source},
     tags,
 };
 use crate::rules::{Formations, Variant};
@@ -195,7 +196,7 @@ fn finish(file: &str, index: usize, raw: RawGame) -> Result<Game, GameError> {
             .map(|(_, v)| v.as_str())
     };
     let start_fen = if let Some(board) = tag(&["판"]) {
-        Some(board_fen(board).map_err(|e| GameError::new(&source, e))?)
+        Some(board_fen(board).map_err(|e| GameError::new(&source, e.into()))?)
     } else {
         let cho = tag(&["초차림", "초포진"]);
         let han = tag(&["한차림", "한포진"]);
@@ -204,7 +205,7 @@ fn finish(file: &str, index: usize, raw: RawGame) -> Result<Game, GameError> {
         } else {
             Some(
                 formation_fen(cho.unwrap_or("마상상마"), han.unwrap_or("마상상마"))
-                    .map_err(|e| GameError::new(&source, e))?,
+                    .map_err(|e| GameError::new(&source, e.into()))?,
             )
         }
     };
@@ -337,7 +338,7 @@ mod tests {
         let g = read_gib("f", text);
         assert_eq!(g.len(), 2);
         let e = g[0].as_ref().unwrap_err();
-        assert!(e.reason.contains("formation"), "{e}");
+        assert!(e.reason().contains("formation"), "{e}");
         assert_eq!(e.game, Some(0));
         assert!(g[1].is_ok());
     }

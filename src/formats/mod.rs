@@ -5,8 +5,10 @@
 //! content, decode text at the edge ([`decode`]) and hand it to the reader of that format.
 
 pub mod decode;
+pub mod dump;
 pub mod eglib;
 pub mod elephant;
+mod error;
 pub mod facts;
 mod game;
 pub mod gib;
@@ -26,7 +28,8 @@ pub mod ccbridge;
 pub mod dhtmlxq;
 pub mod xqf;
 
-pub use game::{Game, GameError, MoveNode, Source, Tags};
+pub use error::{ErrorKind, GameError};
+pub use game::{Game, MoveNode, Source, Tags};
 pub use read::{
     pieces, pieces_of_bytes, read_bytes, read_path, BinaryReader, GameNumbers, Piece, Placed,
     BINARY_READERS, PIECE_BYTES,

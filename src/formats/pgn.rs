@@ -9,7 +9,8 @@
 //! business of [`super::replay`].
 
 use super::{
-    game::{Game, GameError, MoveNode, Source},
+    error::{ErrorKind, GameError},
+    game::{Game, MoveNode, Source},
     tags,
 };
 use crate::rules::Variant;
@@ -84,6 +85,8 @@ struct Lexer<'a> {
     /// Skipping text after a result until the next tag line.
     skipping: bool,
     peeked: Option<Token<'a>>,
+    /// Where the peeked token's text starts (white space before it skipped).
+    peeked_at: usize,
 }
 
 /// Where the word at the start of `rest` ends: at whitespace or a character that starts
@@ -147,6 +150,7 @@ impl<'a> Lexer<'a> {
             line_start: true,
             skipping: false,
             peeked: None,
+            peeked_at: 0,
         }
     }
 
@@ -156,6 +160,7 @@ impl<'a> Lexer<'a> {
 
     fn peek(&mut self) -> Option<&Token<'a>> {
         if self.peeked.is_none() {
+            self.peeked_at = self.at();
             self.peeked = self.lex();
         }
         self.peeked.as_ref()
@@ -165,6 +170,16 @@ impl<'a> Lexer<'a> {
         match self.peeked.take() {
             Some(t) => Some(t),
             None => self.lex(),
+        }
+    }
+
+    /// Where the next token starts (white space skipped): the peeked one's start.
+    fn at(&self) -> usize {
+        if self.peeked.is_some() {
+            self.peeked_at
+        } else {
+            let rest = self.rest();
+            self.pos + (rest.len() - rest.trim_start().len())
         }
     }
 
@@ -409,6 +424,7 @@ fn read_game(
     index: usize,
     default: Variant,
 ) -> Option<Result<Game, GameError>> {
+    let game_start = lexer.at();
     let mut raw = Vec::new();
     while let Some(Token::Tag(..)) = lexer.peek() {
         if let Some(Token::Tag(n, v)) = lexer.next() {
@@ -451,15 +467,11 @@ fn read_game(
     );
     game.start_fen = fen;
     game.tags = tags::normalise(raw);
-    let start = lexer.pos;
     Some(match read_movetext(lexer, &mut game) {
         Ok(()) => Ok(game),
         Err((ply, reason)) => Err(GameError {
             ply,
-            ..GameError::new(
-                &game.source,
-                format!("{reason} (at byte {start} of the text)"),
-            )
+            ..GameError::new(&game.source, ErrorKind::Refused(reason)).at_offset(game_start)
         }),
     })
 }

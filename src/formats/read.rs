@@ -15,8 +15,9 @@ use std::{
 
 use super::{
     decode::{decode_text, Decoded},
-    eglib,
-    game::{Game, GameError, Source},
+    dump, eglib,
+    error::{ErrorKind, GameError},
+    game::{Game, Source},
     gib, pgn,
 };
 use crate::rules::Variant;
@@ -106,6 +107,16 @@ impl Piece {
         }
     }
 
+    /// Where the piece starts in its file's decoded text (0 for a whole record).
+    fn text_start(&self) -> usize {
+        match &self.content {
+            Content::Text {
+                part: Some(range), ..
+            } => range.start,
+            _ => 0,
+        }
+    }
+
     /// Its size in bytes (what the import uses to bound the work in flight).
     pub fn size(&self) -> usize {
         match &self.content {
@@ -153,17 +164,24 @@ pub struct GameNumbers {
 
 impl GameNumbers {
     /// Renumbers what reading a piece gave (games and game errors, counted from 0 within the
-    /// piece) within its file. Pieces must come in order.
+    /// piece) within its file, and moves errors' byte offsets from the piece's text to the
+    /// file's. Pieces must come in order.
     pub fn place<T: Placed>(&mut self, piece: &Piece, items: &mut [Result<T, GameError>]) {
         if piece.part == 0 || piece.file != self.file {
             self.file.clone_from(&piece.file);
             self.next = 0;
         }
         let offset = self.next;
+        let text_start = piece.text_start();
         for item in items.iter_mut() {
             let index = match item {
                 Ok(g) => Some(&mut g.source_mut().index),
-                Err(e) => e.game.as_mut(),
+                Err(e) => {
+                    e.offset = e
+                        .offset
+                        .and_then(|o| u32::try_from(text_start).ok()?.checked_add(o));
+                    e.game.as_mut()
+                }
             };
             if let Some(i) = index {
                 *i += offset;
@@ -186,7 +204,8 @@ fn read_pieces(
 }
 
 /// Reads one record from memory: the format is recognised by content (binary readers, zip
-/// archives, `.gib`, `.eglib`, PGN, then plain move lists). `file` names the source in games
+/// archives, `.gib`, `.eglib`, PGN, move-list dumps of one game a line, then plain move
+/// lists). `file` names the source in games
 /// and errors. A record that cannot be read at all is one [`GameError`] with `game: None`.
 ///
 /// ```
@@ -247,7 +266,9 @@ fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut V
             if text.text.len() > MAX_RECORD_BYTES {
                 return out.push(failed(file_error(
                     file,
-                    format!("record larger than {MAX_RECORD_BYTES} bytes: refused"),
+                    ErrorKind::Refused(format!(
+                        "record larger than {MAX_RECORD_BYTES} bytes: refused"
+                    )),
                 )));
             }
             return out.push(Piece {
@@ -278,7 +299,9 @@ fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut V
     if bytes.len() > MAX_RECORD_BYTES {
         return out.push(failed(file_error(
             file,
-            format!("record larger than {MAX_RECORD_BYTES} bytes: refused"),
+            ErrorKind::Refused(format!(
+                "record larger than {MAX_RECORD_BYTES} bytes: refused"
+            )),
         )));
     }
     out.push(Piece {
@@ -293,14 +316,8 @@ fn is_special_text(text: &str) -> bool {
     gib::looks_like_tygem_go(text) || gib::looks_like_gib(text) || eglib::looks_like_eglib(text)
 }
 
-fn file_error(file: &str, reason: impl Into<String>) -> GameError {
-    GameError {
-        file: file.to_string(),
-        game: None,
-        ply: None,
-        token: None,
-        reason: reason.into(),
-    }
+fn file_error(file: &str, kind: ErrorKind) -> GameError {
+    GameError::file(file, kind)
 }
 
 fn failed(e: GameError) -> Piece {
@@ -323,19 +340,19 @@ fn read_record(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
 
 fn or_file_error(
     file: &str,
-    read: Result<Vec<Result<Game, GameError>>, String>,
+    read: Result<Vec<Result<Game, GameError>>, ErrorKind>,
 ) -> Vec<Result<Game, GameError>> {
     read.unwrap_or_else(|reason| vec![Err(file_error(file, reason))])
 }
 
 /// The text formats. `Err` when the text is not a record in any of them.
-fn read_decoded(file: &str, decoded: &Decoded) -> Result<Vec<Result<Game, GameError>>, String> {
+fn read_decoded(file: &str, decoded: &Decoded) -> Result<Vec<Result<Game, GameError>>, ErrorKind> {
     let text = decoded.text.as_str();
     if text.trim().is_empty() {
-        return Err("empty file".into());
+        return Err(ErrorKind::Empty);
     }
     if gib::looks_like_tygem_go(text) {
-        return Err("a Tygem Go record (.gib), not Janggi".into());
+        return Err(ErrorKind::GoRecord);
     }
     if gib::looks_like_gib(text) {
         return Ok(gib::read_gib(file, text));
@@ -345,6 +362,9 @@ fn read_decoded(file: &str, decoded: &Decoded) -> Result<Vec<Result<Game, GameEr
     }
     if pgn::looks_like_pgn(text) {
         return Ok(pgn::read_pgn(file, text, Variant::Xiangqi));
+    }
+    if dump::looks_like_dump(text) {
+        return Ok(dump::read_dump(file, text));
     }
     let (fen, body) = match split_fen_prefix(text) {
         Some((fen, body)) => (Some(fen), body.replace(',', " ")),
@@ -373,7 +393,7 @@ fn read_decoded(file: &str, decoded: &Decoded) -> Result<Vec<Result<Game, GameEr
             return Ok(games);
         }
     }
-    Err("not a game record in any supported format".into())
+    Err(ErrorKind::NotARecord)
 }
 
 /// A move list may start with a FEN (`placement [side]`, then a comma or a newline): returns
@@ -442,7 +462,9 @@ fn movelist_variant(text: &str) -> Option<Variant> {
     })
 }
 
-fn looks_like_move(w: &str) -> bool {
+/// Whether a word has the shape of a move in some notation qipu reads (Chinese, WXF,
+/// coordinates, Janggi numbers, a pass); whether it is one is replay's business.
+pub(super) fn looks_like_move(w: &str) -> bool {
     let chars: Vec<char> = w.chars().collect();
     let verbs = "進进退平+-=.＋－＝．";
     let coord = |c: &[char]| {
@@ -482,13 +504,13 @@ struct ZipMembers {
 }
 
 fn cut_zip(file: &str, bytes: Vec<u8>, depth: usize) -> Cut {
-    let fail = |reason: String| Cut::Ready(vec![failed(file_error(file, reason))].into_iter());
+    let fail = |kind: ErrorKind| Cut::Ready(vec![failed(file_error(file, kind))].into_iter());
     if depth >= MAX_ZIP_DEPTH {
-        return fail("zip archive nested too deeply".into());
+        return fail(ErrorKind::Refused("zip archive nested too deeply".into()));
     }
     let mut archive = match zip::ZipArchive::new(std::io::Cursor::new(bytes)) {
         Ok(a) => a,
-        Err(e) => return fail(format!("bad zip archive: {e}")),
+        Err(e) => return fail(ErrorKind::Malformed(format!("bad zip archive: {e}"))),
     };
     let mut names: Vec<(String, usize)> = (0..archive.len())
         .filter_map(|i| {
@@ -509,8 +531,10 @@ fn cut_zip(file: &str, bytes: Vec<u8>, depth: usize) -> Cut {
 
 impl ZipMembers {
     /// One member's bytes, within the member, ratio and archive limits.
-    fn member(&mut self, i: usize) -> Result<Vec<u8>, String> {
-        let f = self.archive.by_index(i).map_err(|e| e.to_string())?;
+    fn member(&mut self, i: usize) -> Result<Vec<u8>, ErrorKind> {
+        let unreadable =
+            |e: &dyn std::fmt::Display| ErrorKind::Unreadable(format!("cannot read: {e}"));
+        let f = self.archive.by_index(i).map_err(|e| unreadable(&e))?;
         let by_ratio = f
             .compressed_size()
             .saturating_mul(MAX_ZIP_RATIO)
@@ -525,17 +549,17 @@ impl ZipMembers {
         );
         f.take(limit + 1)
             .read_to_end(&mut buf)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| unreadable(&e))?;
         let read = buf.len() as u64;
         self.total += read.min(limit);
         if read > limit {
-            return Err(if limit == by_ratio {
+            return Err(ErrorKind::Refused(if limit == by_ratio {
                 format!("member expands more than {MAX_ZIP_RATIO} times its compressed size (a zip bomb?): refused")
             } else if limit == MAX_ZIP_MEMBER {
                 format!("member larger than {MAX_ZIP_MEMBER} bytes")
             } else {
                 format!("archive expands to more than {MAX_ZIP_TOTAL} bytes: refused")
-            });
+            }));
         }
         Ok(buf)
     }
@@ -554,7 +578,7 @@ impl Iterator for ZipMembers {
             let inner = format!("{}:{name}", self.file);
             match self.member(i) {
                 Ok(data) => self.current = Some(cut(&inner, data, true, self.depth + 1)),
-                Err(e) => return Some(failed(file_error(&inner, format!("cannot read: {e}")))),
+                Err(kind) => return Some(failed(file_error(&inner, kind))),
             }
         }
     }
@@ -572,8 +596,7 @@ fn is_skippable(name: &str, games: &[Result<Game, GameError>]) -> bool {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
-    let not_record = matches!(games, [Err(e)] if e.game.is_none()
-        && (e.reason.starts_with("not a game record") || e.reason == "empty file"));
+    let not_record = matches!(games, [Err(e)] if e.game.is_none() && e.kind.is_not_a_record());
     not_record && !RECORD_EXTENSIONS.contains(&ext.as_str())
 }
 
@@ -619,7 +642,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<GameError>) {
         Err(e) => {
             errors.push(file_error(
                 &dir.display().to_string(),
-                format!("cannot read folder: {e}"),
+                ErrorKind::Unreadable(format!("cannot read folder: {e}")),
             ));
             return;
         }
@@ -644,30 +667,34 @@ pub const MAX_FILE_BYTES: u64 = 2 << 30;
 
 fn file_pieces(path: &Path, in_walk: bool) -> Cut {
     let name = path.display().to_string();
-    let fail = |reason: String| Cut::Ready(vec![failed(file_error(&name, reason))].into_iter());
     match read_regular_file(path) {
         Ok(bytes) => cut(&name, bytes, in_walk, 0),
-        Err(reason) => fail(reason),
+        Err(kind) => Cut::Ready(vec![failed(file_error(&name, kind))].into_iter()),
     }
 }
 
 /// A regular file's bytes, up to [`MAX_FILE_BYTES`]: devices, FIFOs and sockets
 /// (`/dev/zero`, a pipe) are refused at once rather than read until memory runs out.
-fn read_regular_file(path: &Path) -> Result<Vec<u8>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read file: {e}"))?;
+fn read_regular_file(path: &Path) -> Result<Vec<u8>, ErrorKind> {
+    let unreadable = |e: std::io::Error| ErrorKind::Unreadable(format!("cannot read file: {e}"));
+    let too_large =
+        || ErrorKind::Refused(format!("file larger than {MAX_FILE_BYTES} bytes: refused"));
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
     if !meta.is_file() {
-        return Err("not a regular file (a device, pipe or socket): refused".into());
+        return Err(ErrorKind::Refused(
+            "not a regular file (a device, pipe or socket): refused".into(),
+        ));
     }
     if meta.len() > MAX_FILE_BYTES {
-        return Err(format!("file larger than {MAX_FILE_BYTES} bytes: refused"));
+        return Err(too_large());
     }
-    let f = std::fs::File::open(path).map_err(|e| format!("cannot read file: {e}"))?;
+    let f = std::fs::File::open(path).map_err(unreadable)?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     f.take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read file: {e}"))?;
+        .map_err(unreadable)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!("file larger than {MAX_FILE_BYTES} bytes: refused"));
+        return Err(too_large());
     }
     Ok(bytes)
 }
@@ -724,6 +751,7 @@ mod tests {
             b"\\HS\n\\[GAMEBLACKNAME=a\\]\n\\HE\n\\GS\n2 1 0\n\\GE\n",
         );
         let e = g[0].as_ref().unwrap_err();
-        assert!(e.reason.contains("Go"), "{e}");
+        assert_eq!(e.kind, ErrorKind::GoRecord, "{e}");
+        assert!(e.reason().contains("Go"), "{e}");
     }
 }

@@ -1,7 +1,8 @@
 //! Replaying a [`Game`]: resolve every move of the main line against the rules and report
 //! exactly where it breaks.
 
-use super::game::{Game, GameError};
+use super::error::{ErrorKind, GameError};
+use super::game::Game;
 use crate::{
     notation::MoveReader,
     rules::{AnyPosition, GameEnd, JanggiRules, Move, Variant},
@@ -38,13 +39,13 @@ pub fn replay(game: &Game) -> Result<Replay, GameError> {
     {
         return Err(GameError::new(
             &game.source,
-            format!("unsupported coordinate system ([기보형식 \"{scheme}\"]): the square numbering of these records is unknown"),
+            ErrorKind::Unsupported(format!("unsupported coordinate system ([기보형식 \"{scheme}\"]): the square numbering of these records is unknown")),
         ));
     }
     let start = match &game.start_fen {
         Some(fen) => AnyPosition::from_fen(game.variant, fen).map_err(|e| GameError {
             token: Some(fen.clone()),
-            ..GameError::new(&game.source, format!("bad start position: {e}"))
+            ..GameError::new(&game.source, ErrorKind::BadStart(Box::new(e)))
         })?,
         None => AnyPosition::new(game.variant),
     }
@@ -59,10 +60,8 @@ pub fn replay(game: &Game) -> Result<Replay, GameError> {
     let (mut prev_bikjang, mut prev_pass) = (start.board().generals_face(), false);
     let (mut noted_bikjang, mut noted_pass) = (false, false);
     for (i, node) in game.moves.iter().enumerate() {
-        let m = reader.read(&pos, &node.text).map_err(|e| GameError {
-            ply: Some(i + 1),
-            token: Some(node.text.clone()),
-            ..GameError::new(&game.source, e.to_string())
+        let m = reader.read(&pos, &node.text).map_err(|e| {
+            GameError::new(&game.source, ErrorKind::BadMove(e)).at_ply(i + 1, &node.text)
         })?;
         pos.play_unchecked(m);
         moves.push(m);

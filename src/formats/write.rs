@@ -8,7 +8,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    game::{Game, GameError, MoveNode},
+    error::{ErrorKind, GameError},
+    game::{Game, MoveNode},
     replay::replay,
 };
 use crate::{
@@ -226,7 +227,7 @@ pub fn write_gib(game: &Game, render: Render<'_>) -> Result<String, GameError> {
     if game.variant != Variant::Janggi {
         return Err(GameError::new(
             &game.source,
-            "only Janggi games can be written as .gib",
+            ErrorKind::Unsupported("only Janggi games can be written as .gib".into()),
         ));
     }
     let rp = replay(game)?;

@@ -17,7 +17,8 @@
 use encoding_rs::GBK;
 
 use super::board90::{self, Board90, Record, PIECE_ORDER};
-use super::game::{Game, GameError, Source};
+use super::error::{ErrorKind, GameError};
+use super::game::{Game, Source};
 use crate::notation::coord::RankBase;
 use crate::rules::{Color, Piece, Variant};
 
@@ -103,15 +104,12 @@ fn pascal(h: &[u8], off: usize, size: usize) -> Option<String> {
     board90::clean(&text)
 }
 
-fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
+fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, ErrorKind> {
     if !sniff(bytes) {
-        return Err("not an XQF file (no `XQ` magic with version 10–18)".to_string());
+        return Err("not an XQF file (no `XQ` magic with version 10–18)".into());
     }
     if bytes.len() < HEADER {
-        return Err(format!(
-            "truncated XQF header: {} bytes, need {HEADER}",
-            bytes.len()
-        ));
+        return Err(format!("truncated XQF header: {} bytes, need {HEADER}", bytes.len()).into());
     }
     let (header, body) = bytes.split_at(HEADER);
     let version = header[2];
@@ -181,7 +179,9 @@ fn read_game(source: &Source, bytes: &[u8]) -> Result<Game, String> {
             game.start_fen = fen;
             Ok(game)
         }
-        None => Err(first_err.unwrap_or_else(|| "no start position".to_string())),
+        None => Err(first_err
+            .unwrap_or_else(|| "no start position".to_string())
+            .into()),
     }
 }
 

@@ -295,3 +295,165 @@ pub mod wire {
         super::super::codec::unpack_moves(blob)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        formats::{facts::TimeControl, Game, MoveNode, Source},
+        rules::{AnyPosition, Variant},
+        store::{BucketFilter, END_OF_GAME},
+    };
+
+    /// 100 games from the start: the start and the first plies are busy, later ones quiet;
+    /// dated, rated, with clocks.
+    fn records() -> Vec<GameRecord> {
+        let mut out = Vec::new();
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            ((seed >> 33) % n as u64) as usize
+        };
+        for i in 0..100 {
+            let mut pos = AnyPosition::new(Variant::Xiangqi);
+            let mut g = Game::new(
+                Variant::Xiangqi,
+                Source {
+                    file: "t.pgn".into(),
+                    index: i,
+                },
+            );
+            for ply in 0..(3 + next(12)) {
+                let legal = pos.legal_moves();
+                let m = legal[next(if ply < 2 { 2 } else { legal.len() })];
+                g.moves.push(MoveNode::new(&m.to_string()));
+                pos.play_unchecked(m);
+            }
+            g.tags.date = Some(format!(
+                "{}-{:02}-{:02}",
+                2000 + next(20),
+                1 + next(12),
+                next(29)
+            ));
+            g.tags.first = Some(format!("P{}", next(5)));
+            g.tags.first_rating = (next(3) > 0).then(|| 1000 + next(1600) as u32);
+            g.tags.time_control = (next(2) == 0).then_some(TimeControl {
+                base_secs: 60 * (1 + next(30) as u32),
+                increment_secs: next(5) as u32,
+            });
+            g.tags.ecco = Some(format!("A{:02}", next(4)));
+            out.push(GameRecord::from_game(&g, 40).unwrap());
+        }
+        out
+    }
+
+    /// The job's output, made here: each (position, game id) once, sorted by key then id.
+    fn sorted_rows(records: &[GameRecord]) -> Vec<PositionRow> {
+        let mut rows: Vec<PositionRow> = records
+            .iter()
+            .enumerate()
+            .flat_map(|(i, r)| {
+                r.positions.iter().map(move |&(key, mv)| PositionRow {
+                    key,
+                    game: i as i64 + 1,
+                    mv: mv.map_or(END_OF_GAME, crate::rules::Move::to_u16),
+                })
+            })
+            .collect();
+        rows.sort_by_key(|r| (r.key.to_rowid(), r.game));
+        rows
+    }
+
+    fn bulk(records: &[GameRecord]) -> (Store, LoadOutcome) {
+        let mut store = Store::open_in_memory().unwrap();
+        let mut games = LoadedGames::default();
+        let bare: Vec<GameRecord> = records
+            .iter()
+            .map(|r| GameRecord {
+                positions: Vec::new(),
+                ..r.clone()
+            })
+            .collect();
+        store.write_batch(&bare).unwrap();
+        for r in &bare {
+            games.push(r);
+        }
+        let rows = sorted_rows(records);
+        let out = store
+            .load_positions(&games, rows.into_iter().map(Ok))
+            .unwrap();
+        (store, out)
+    }
+
+    #[test]
+    fn a_bulk_load_answers_as_import_batches() {
+        let records = records();
+        let mut imported = Store::open_in_memory().unwrap();
+        // The import in three batches: busy positions cross LIST_MAX between them.
+        for part in records.chunks(40) {
+            imported.write_batch(part).unwrap();
+        }
+        let (loaded, out) = bulk(&records);
+        assert!(out.busy >= 2, "{out:?}");
+        let a = imported.stats().unwrap();
+        let b = loaded.stats().unwrap();
+        assert_eq!(
+            (a.positions, a.position_moves, a.position_games),
+            (b.positions, b.position_moves, b.position_games)
+        );
+        assert_eq!(out.positions, b.positions);
+        let filters = [
+            BucketFilter::default(),
+            BucketFilter {
+                since: Some("2010-03".parse().unwrap()),
+                min_rating: Some(1400),
+                ..BucketFilter::default()
+            },
+            BucketFilter {
+                speeds: vec![Speed::Blitz, Speed::Rapid],
+                ..BucketFilter::default()
+            },
+        ];
+        let mut keys: Vec<PositionKey> = sorted_rows(&records).iter().map(|r| r.key).collect();
+        keys.dedup();
+        for key in keys {
+            assert_eq!(
+                imported.lookup(key, 100).unwrap(),
+                loaded.lookup(key, 100).unwrap()
+            );
+            for f in &filters {
+                assert_eq!(
+                    imported.moves_filtered(key, f).unwrap(),
+                    loaded.moves_filtered(key, f).unwrap(),
+                    "{key} {f:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn rows_out_of_order_unknown_games_and_a_second_load_are_refused() {
+        let records = records();
+        let (mut store, _) = bulk(&records);
+        let games = LoadedGames::default();
+        // The database has statistics now.
+        assert!(matches!(
+            store.load_positions(&games, std::iter::empty()),
+            Err(StoreError::Setting(_))
+        ));
+        let mut fresh = Store::open_in_memory().unwrap();
+        let mut rows = sorted_rows(&records);
+        rows.swap(0, 1);
+        let mut loaded = LoadedGames::default();
+        for r in &records {
+            loaded.push(r);
+        }
+        let err = fresh.load_positions(&loaded, rows.into_iter().map(Ok));
+        assert!(matches!(err, Err(StoreError::Corrupt(m)) if m.contains("out of order")));
+        let rows = sorted_rows(&records);
+        let err = fresh.load_positions(&LoadedGames::default(), rows.into_iter().map(Ok));
+        assert!(matches!(err, Err(StoreError::Corrupt(m)) if m.contains("not among")));
+        // Nothing was written by the refused loads.
+        assert_eq!(fresh.stats().unwrap().positions, 0);
+    }
+}

@@ -164,7 +164,7 @@ fn fs_move(text: &str) -> Move {
 fn reason_class(e: &GameError) -> String {
     let mut out = String::new();
     let mut in_tick = false;
-    for c in e.reason.chars() {
+    for c in e.reason().chars() {
         if c == '`' {
             in_tick = !in_tick;
             if in_tick {
