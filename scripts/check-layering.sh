@@ -12,6 +12,7 @@
 #   web       not pipeline, cli
 #   engine    rules, notation and the value types of formats (it speaks the UCI protocol)
 #   analysis  not pipeline, explorer, book, web, cli
+#   bulk      not explorer, book, web, cli (the Spark build's map and load, beside pipeline)
 #   and no module outside src/rules reads the board's representation (`.sq`, `.occ`, `.kings`).
 #
 # Every `crate::NAME` path counts, including the names inside `use crate::{a::X, b}`.
@@ -29,6 +30,7 @@ declare -A forbidden=(
   [web]="pipeline cli"
   [engine]="store pipeline explorer book web cli analysis"
   [analysis]="pipeline explorer book web cli"
+  [bulk]="explorer book web cli"
 )
 io_crates='rusqlite|rayon|clap|std::fs|std::net|tiny_http|indicatif'
 

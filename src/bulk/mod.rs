@@ -550,7 +550,7 @@ mod tests {
         std::fs::write(input.join("sub/b.pgn"), pgn).unwrap();
         std::fs::write(input.join("a.pgn"), "1. c3c4 *\n").unwrap();
         let out = dir.path().join("facts");
-        let report = emit(&[input.clone()], &out, 3).unwrap();
+        let report = emit(std::slice::from_ref(&input), &out, 3).unwrap();
         assert_eq!((report.emitted, report.rejected), (3, 0));
         let want: Vec<GameRecord> = read_path(&input)
             .map(|g| {

@@ -1,10 +1,14 @@
 //! `qipu export`: CSV of games and of position statistics (loadable by pandas or DuckDB).
 
-use std::{path::PathBuf, process::ExitCode};
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+    process::ExitCode,
+};
 
 use clap::Args;
 
-use super::CliError;
+use super::{CliError, Context};
 use crate::{
     rules::{Outcome, Variant},
     store::{Store, StoreError},
@@ -17,13 +21,26 @@ pub struct ExportArgs {
     /// The database.
     #[arg(long, default_value = "qipu.db")]
     db: PathBuf,
-    /// Write the games here: one row per game, moves as canonical coordinates.
+    /// Write the games here (`-`: standard output): one row per game, moves as canonical
+    /// coordinates.
     #[arg(long)]
     games: Option<PathBuf>,
-    /// Write the position statistics here: one row per (position key, move); an empty
-    /// `move` counts the games that ended in the position.
+    /// Write the position statistics here (`-`: standard output): one row per (position
+    /// key, move); an empty `move` counts the games that ended in the position.
     #[arg(long)]
     positions: Option<PathBuf>,
+}
+
+/// A CSV writer on a file, or on standard output for `-`.
+fn csv_writer(path: &Path) -> Result<csv::Writer<Box<dyn Write>>, CliError> {
+    let out: Box<dyn Write> = if path == Path::new("-") {
+        Box::new(std::io::stdout().lock())
+    } else {
+        Box::new(
+            std::fs::File::create(path).map_err(|e| Context::new(path.display().to_string(), e))?,
+        )
+    };
+    Ok(csv::Writer::from_writer(out))
 }
 
 fn csv_err(e: csv::Error) -> StoreError {
@@ -36,8 +53,15 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode, CliError> {
         return Err(format!("{}: no such database", args.db.display()).into());
     }
     let store = Store::open_read_only(&args.db)?;
+    if args.games.as_deref() == Some(Path::new("-"))
+        && args.positions.as_deref() == Some(Path::new("-"))
+    {
+        return Err(
+            "--games - and --positions -: only one of them can go to standard output".into(),
+        );
+    }
     if let Some(path) = &args.games {
-        let mut w = csv::Writer::from_path(path)?;
+        let mut w = csv_writer(path)?;
         w.write_record([
             "id",
             "variant",
@@ -96,7 +120,7 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode, CliError> {
         w.flush()?;
     }
     if let Some(path) = &args.positions {
-        let mut w = csv::Writer::from_path(path)?;
+        let mut w = csv_writer(path)?;
         w.write_record([
             "key",
             "move",

@@ -1,6 +1,10 @@
 //! `qipu probe`: the moves a book stores for a position.
 
-use std::{io::Write, path::PathBuf, process::ExitCode};
+use std::{
+    io::{IsTerminal, Write},
+    path::PathBuf,
+    process::ExitCode,
+};
 
 use clap::Args;
 use serde_json::json;
@@ -56,6 +60,19 @@ pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
     if args.json {
         writeln!(out, "{}", to_json(args, &book, &pos, &probed))?;
     } else {
+        if std::io::stdout().is_terminal() && !probed.moves.is_empty() {
+            // Labels for a reader; a pipe gets the bare rows, one move a line.
+            let counted = probed.moves.iter().any(|m| m.counts.is_some());
+            writeln!(
+                out,
+                "move weight{}",
+                if counted {
+                    " [games N] +wins =draws -losses"
+                } else {
+                    ""
+                }
+            )?;
+        }
         for m in &probed.moves {
             write!(out, "{} {}", m.mv, m.weight)?;
             if let Some(c) = m.counts {

@@ -53,8 +53,9 @@ pub struct ImportOptions {
     /// At most this many games per transaction.
     pub batch_games: usize,
     /// A transaction ends when its games take about this many bytes of memory (see
-    /// [`GameRecord::heap_bytes`]). The bigger a batch, the fewer stored positions each
-    /// batch has to read back and merge.
+    /// [`GameRecord::heap_bytes`]; 256 MiB, about 180,000 synthetic games). The bigger a
+    /// batch, the fewer times the stored positions are read back and merged: once the
+    /// database is big, a batch rewrites nearly every range row whatever its size.
     pub batch_bytes: usize,
     /// Games per chunk handed to the workers.
     pub chunk_games: usize,
@@ -68,7 +69,7 @@ impl Default for ImportOptions {
         ImportOptions {
             max_ply: DEFAULT_MAX_PLY,
             batch_games: 200_000,
-            batch_bytes: 64 << 20,
+            batch_bytes: 256 << 20,
             chunk_games: 1_000,
             batch_time: Duration::from_secs(2),
         }

@@ -69,7 +69,7 @@ impl OwnedFacts {
 }
 
 /// The games of a fresh load by id (1, 2, …): what the busy positions count of each, taken
-/// with [`Facts::of`] from the records as [`Store::write_batch`] stored them.
+/// with `Facts::of` from the records as [`Store::write_batch`] stored them.
 #[derive(Clone, Debug, Default)]
 pub struct LoadedGames {
     facts: Vec<OwnedFacts>,
@@ -326,7 +326,7 @@ mod tests {
             for ply in 0..(3 + next(12)) {
                 let legal = pos.legal_moves();
                 let m = legal[next(if ply < 2 { 2 } else { legal.len() })];
-                g.moves.push(MoveNode::new(&m.to_string()));
+                g.moves.push(MoveNode::new(m.to_string()));
                 pos.play_unchecked(m);
             }
             g.tags.date = Some(format!(

@@ -103,3 +103,50 @@ fn one_game_over_several_lines_stays_one_game() {
     assert_eq!(g.len(), 1);
     assert_eq!(g[0].as_ref().unwrap().moves.len(), 4);
 }
+
+#[test]
+fn imported_dump_exports_to_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("d.db");
+    let qipu = env!("CARGO_BIN_EXE_qipu");
+    let import = std::process::Command::new(qipu)
+        .arg("import")
+        .arg(fixture("dumps/tab.txt"))
+        .arg("--db")
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(import.status.code(), Some(0), "{import:?}");
+    let out = std::process::Command::new(qipu)
+        .args(["export", "--games", "-", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let mut r = csv::Reader::from_reader(out.stdout.as_slice());
+    let col = r
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "moves")
+        .unwrap();
+    let mut got: Vec<String> = r.records().map(|x| x.unwrap()[col].to_string()).collect();
+    let exp = expected();
+    let mut want: Vec<String> = exp["tab.txt"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let moves: Vec<&str> = e["moves"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap())
+                .collect();
+            moves.join(" ")
+        })
+        .collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+}

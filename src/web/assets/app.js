@@ -482,7 +482,7 @@ function gameList(ul, games) {
   for (const g of games || []) {
     const li = h('li', { 'data-game': String(g.id) },
       h('span', {}, g.first || '?'), h('span', { class: 'res' }, g.result), h('span', {}, g.second || '?'),
-      h('span', { class: 'meta' }, ` · ${[g.date, g.event].filter(Boolean).join(' · ')}`));
+      [g.date, g.event].some(Boolean) ? h('span', { class: 'meta' }, ` · ${[g.date, g.event].filter(Boolean).join(' · ')}`) : null);
     li.addEventListener('click', () => openGame(g.id));
     ul.append(li);
   }
@@ -544,8 +544,10 @@ function drawExplore() {
   }
   if (ex.ended && ex.ended.games > 0) {
     const e = ex.ended;
-    const how = Object.entries(e.how || {}).filter(([, n]) => n > 0)
-      .map(([k, n]) => `${END_NAMES[k] || k} ${n}`).join(' · ');
+    // In the order of END_NAMES (then any kind it does not know).
+    const kinds = [...Object.keys(END_NAMES), ...Object.keys(e.how || {}).filter((k) => !(k in END_NAMES))];
+    const how = kinds.filter((k) => (e.how || {})[k] > 0)
+      .map((k) => `${END_NAMES[k] || k} ${e.how[k]}`).join(' · ');
     tbody.append(h('tr', { class: 'ended', title: 'games that ended in this position' },
       h('td', {}, 'ended here'),
       h('td', { class: 'num' }, e.games.toLocaleString()),
