@@ -7,7 +7,8 @@ use super::{
 };
 use crate::{
     explorer::{
-        parse_side, parse_speeds, Filter, PartialDate, Query, DEFAULT_TOP_GAMES, EXPLORE_RULES,
+        parse_side, parse_speeds, Filter, PartialDate, Query, DEFAULT_MIN_GAMES, DEFAULT_TOP_GAMES,
+        EXPLORE_RULES,
     },
     formats::facts::Mode,
 };
@@ -31,6 +32,8 @@ pub const PARAMS: &[&str] = &[
     "limit",
     "top_games",
     "top_move",
+    "min_games",
+    "novelties",
 ];
 
 /// Reads and checks the query of `/api/explore`: the line (under the explorer's Janggi rules
@@ -70,7 +73,7 @@ pub fn query(params: &Params) -> Result<Query, BadRequest> {
             .uint(key, u64::MAX)?
             .map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
     };
-    Query::new(
+    let mut q = Query::new(
         line,
         filter,
         params.flag("mirror")?,
@@ -78,7 +81,12 @@ pub fn query(params: &Params) -> Result<Query, BadRequest> {
         count("top_games")?.unwrap_or(DEFAULT_TOP_GAMES),
         params.get("top_move"),
     )
-    .map_err(BadRequest)
+    .map_err(BadRequest)?;
+    q.min_games = params
+        .uint("min_games", u64::MAX)?
+        .unwrap_or(DEFAULT_MIN_GAMES);
+    q.novelties = params.parsed("novelties", str::parse::<PartialDate>)?;
+    Ok(q)
 }
 
 #[cfg(test)]
