@@ -5,7 +5,11 @@
 //! cargo bench --bench scale -- pgn  N SEED OUT.pgn   the corpus as ICCS PGN (for `qipu import`)
 //! cargo bench --bench scale -- load N SEED DB        the same games imported from memory, with
 //!                                                    their speed and mode set (see below)
-//! cargo bench --bench scale -- query DB [REPS]       p50/p99 of the library calls
+//! cargo bench --bench scale -- query DB [REPS]       p50/p99 of the library calls: the
+//!                                                    store's filtered counts, then whole
+//!                                                    explores (every figure of the answer:
+//!                                                    top and latest games, first games,
+//!                                                    games after each move, history)
 //! ```
 //!
 //! A game: a real opening (the first 4–20 plies of a game of the bundled sample, `data/`)
@@ -19,10 +23,12 @@
 use std::{io::Write, time::Instant};
 
 use qipu::{
+    explorer::{explore, Filter, Query, EXPLORE_RULES},
     formats::{
         facts::{Mode, Speed, TimeControl},
         read_path, Game, MoveNode, Source,
     },
+    notation::Line,
     pipeline::{import, ImportOptions},
     rules::{AnyPosition, Color, Move, Outcome, Variant},
     store::{BucketFilter, PositionKey, Store},
@@ -232,14 +238,21 @@ fn query(db: &str, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
     let store = Store::open_read_only(db)?;
     let mut pos = AnyPosition::new(Variant::Xiangqi);
     let mut at = Vec::new();
+    let mut lines = Vec::new();
+    let mut played: Vec<String> = Vec::new();
     for ply in 0..=10 {
         if [0, 2, 10].contains(&ply) {
             at.push((ply, PositionKey(pos.key())));
+            lines.push((
+                ply,
+                Line::parse(Variant::Xiangqi, None, &played, EXPLORE_RULES)?,
+            ));
         }
         let Some(m) = main_move(&store, PositionKey(pos.key())) else {
             break;
         };
         pos.play_unchecked(m);
+        played.push(m.to_string());
     }
     let m = |s: &str| s.parse().ok();
     let f = BucketFilter::default;
@@ -325,6 +338,7 @@ fn query(db: &str, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
     let Some(player) = store.players("player", 1)?.into_iter().next() else {
         return Ok(());
     };
+    explores(&store, &lines, &filters, &player.name, reps)?;
     for (ply, key) in &at {
         for (name, filter) in filters.iter().take(2) {
             let mut times = Vec::with_capacity(reps);
@@ -340,6 +354,56 @@ fn query(db: &str, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
             println!(
                 "ply {ply:<4} {:<18} {games:>9} {:>10.3} {:>10.3}",
                 format!("{} {name}", player.name),
+                p(0.5),
+                p(0.99)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// p50/p99 of whole explores (`qipu::explorer::explore`, ten top and ten latest games, every
+/// figure on) at the same positions, under the same filters and one player's.
+fn explores(
+    store: &Store,
+    lines: &[(usize, Line)],
+    filters: &[(&str, BucketFilter)],
+    player: &str,
+    reps: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    println!("whole explores (explorer::explore, {reps} runs each):");
+    let mut all: Vec<(String, Filter)> = filters
+        .iter()
+        .map(|(name, f)| (name.to_string(), Filter::from(f)))
+        .collect();
+    all.push((
+        format!("{player}"),
+        Filter {
+            player: Some(player.to_string()),
+            ..Filter::default()
+        },
+    ));
+    println!(
+        "{:<8} {:<18} {:>9} {:>10} {:>10}",
+        "position", "filter", "games", "p50 ms", "p99 ms"
+    );
+    for (ply, line) in lines {
+        for (name, filter) in &all {
+            let mut q = Query::at(line.clone());
+            q.filter = filter.clone();
+            q.min_games = qipu::explorer::DEFAULT_MIN_GAMES;
+            let mut times = Vec::with_capacity(reps);
+            let mut games = 0;
+            for _ in 0..reps {
+                let t = Instant::now();
+                let a = explore(store, &q)?;
+                times.push(t.elapsed().as_secs_f64() * 1000.0);
+                games = a.counts.games;
+            }
+            times.sort_by(f64::total_cmp);
+            let p = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+            println!(
+                "ply {ply:<4} {name:<18} {games:>9} {:>10.3} {:>10.3}",
                 p(0.5),
                 p(0.99)
             );

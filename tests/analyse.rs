@@ -699,8 +699,9 @@ fn explore_shows_each_moves_eval_and_the_engines_choice_even_unplayed() {
             ("b2e2", Score::Cp(40), 12),
         ],
     );
+    // `--min-games 0`: the moves without a decided game are listed, not folded.
     let out = qipu()
-        .args(["explore", "--db"])
+        .args(["explore", "--min-games", "0", "--db"])
         .arg(&db)
         .arg("--json")
         .output()
@@ -742,7 +743,7 @@ fn explore_shows_each_moves_eval_and_the_engines_choice_even_unplayed() {
     assert_eq!(doc["engine_best"]["depth"], 12);
     // The table has the column and the line.
     let text = qipu()
-        .args(["explore", "--no-board", "--db"])
+        .args(["explore", "--no-board", "--min-games", "0", "--db"])
         .arg(&db)
         .output()
         .unwrap();

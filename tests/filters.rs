@@ -6,11 +6,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use qipu::{
+    explorer::{explore, Filter, PartialDate, Query, EXPLORE_RULES},
     formats::{
         facts::{Mode, Speed, TimeControl},
         names::fold,
         read_path, Game,
     },
+    notation::Line,
     pipeline::{import, ImportOptions},
     rules::{AnyPosition, Color, Move, Outcome, Variant},
     store::{BucketFilter, MoveRow, PositionKey, Store, StoredGame},
@@ -88,11 +90,31 @@ fn store_of(paths: &[std::path::PathBuf]) -> Store {
 
 /// What the oracle needs of a stored game.
 struct Scanned {
+    id: i64,
     date: Option<String>,
     ratings: [Option<u32>; 2],
     speed: Option<Speed>,
     mode: Option<Mode>,
     result: Option<Outcome>,
+    termination: Option<qipu::formats::facts::Termination>,
+    /// The side of the player a player's oracle follows (`None` for another oracle).
+    player: Option<Color>,
+}
+
+impl Scanned {
+    fn of(g: &StoredGame, player: Option<Color>) -> Scanned {
+        let t = &g.tags;
+        Scanned {
+            id: g.id,
+            date: t.date.clone(),
+            ratings: [t.first_rating, t.second_rating],
+            speed: t.speed.or(t.time_control.map(|c| c.speed())),
+            mode: t.mode,
+            result: g.result,
+            termination: t.termination,
+            player,
+        }
+    }
 }
 
 /// The filter as the oracle applies it, written from the rules in `schema/README.md`, not
@@ -228,45 +250,43 @@ fn filters() -> Vec<BucketFilter> {
     out
 }
 
-/// Counts, by replaying every stored game, each filter's move rows at the positions asked.
+/// Each distinct position of a game within 40 plies once, with the move of its last visit
+/// (`None`: the game ended there).
+fn seen_positions(variant: Variant, g: &StoredGame) -> Vec<(u64, Option<Move>)> {
+    let mut seen: Vec<(u64, Option<Move>)> = Vec::new();
+    let mut pos = AnyPosition::from_fen(variant, &g.start_fen).unwrap();
+    let mut visit = |key: u64, mv: Option<Move>| match seen.iter_mut().find(|s| s.0 == key) {
+        Some(s) => s.1 = mv,
+        None => seen.push((key, mv)),
+    };
+    for &m in g.moves.iter().take(40) {
+        visit(pos.key(), Some(m));
+        pos.play_unchecked(m);
+    }
+    if g.moves.len() < 40 {
+        visit(pos.key(), None);
+    }
+    seen
+}
+
+/// Counts, by replaying every stored game, each filter's move rows at the positions asked;
+/// `keep` says which games count (and, for a player's oracle, the side the player had).
 fn oracle(
     store: &Store,
     positions: &[PositionKey],
     filters: &[BucketFilter],
-    keep: impl Fn(&StoredGame) -> bool,
+    keep: impl Fn(&StoredGame) -> Option<Option<Color>>,
 ) -> Vec<HashMap<PositionKey, BTreeMap<u16, MoveRow>>> {
     let wanted: std::collections::HashSet<u64> = positions.iter().map(|k| k.0).collect();
     let mut out = vec![HashMap::new(); filters.len()];
     for variant in Variant::ALL {
         for g in store.games(variant) {
             let g = g.unwrap();
-            if !keep(&g) {
+            let Some(player) = keep(&g) else {
                 continue;
-            }
-            let t = &g.tags;
-            let facts = Scanned {
-                date: t.date.clone(),
-                ratings: [t.first_rating, t.second_rating],
-                speed: t.speed.or(t.time_control.map(|c| c.speed())),
-                mode: t.mode,
-                result: g.result,
             };
-            // Each distinct position within 40 plies once, with the move of its last visit.
-            let mut seen: Vec<(u64, Option<Move>)> = Vec::new();
-            let mut pos = AnyPosition::from_fen(variant, &g.start_fen).unwrap();
-            let mut visit = |key: u64, mv: Option<Move>| match seen.iter_mut().find(|s| s.0 == key)
-            {
-                Some(s) => s.1 = mv,
-                None => seen.push((key, mv)),
-            };
-            for &m in g.moves.iter().take(40) {
-                visit(pos.key(), Some(m));
-                pos.play_unchecked(m);
-            }
-            if g.moves.len() < 40 {
-                visit(pos.key(), None);
-            }
-            for (key, mv) in seen {
+            let facts = Scanned::of(&g, player);
+            for (key, mv) in seen_positions(variant, &g) {
                 if !wanted.contains(&key) {
                     continue;
                 }
@@ -291,7 +311,7 @@ fn oracle(
     out
 }
 
-/// Adds a game to a row by hand (not with `MoveRow::add_game`).
+/// Adds a game to a row by hand (not with `MoveRow::add_game` or `MoveRow::count`).
 fn count(row: &mut MoveRow, g: &Scanned) {
     let c = &mut row.counts;
     c.games += 1;
@@ -309,12 +329,47 @@ fn count(row: &mut MoveRow, g: &Scanned) {
         c.rating_sum += u64::from(*r);
         c.rating_count += 1;
     }
+    if let Some(r) = g.ratings[0] {
+        c.first_rating_sum += u64::from(r);
+        c.first_rating_count += 1;
+    }
     if let Some(d) = &g.date {
-        if row.first_date.as_ref().is_none_or(|f| d < f) {
+        // The earliest date, and of the games of that date the smallest id.
+        let earlier = match &row.first_date {
+            None => true,
+            Some(f) => d < f || (d == f && row.first_game.is_none_or(|id| g.id < id)),
+        };
+        if earlier {
             row.first_date = Some(d.clone());
+            row.first_game = Some(g.id);
         }
         if row.last_date.as_ref().is_none_or(|l| d > l) {
             row.last_date = Some(d.clone());
+        }
+        row.year_sum += d[..4].parse::<u64>().unwrap();
+        row.dated += 1;
+    }
+    if row.mv.is_none() {
+        let code = g.termination.map_or(0, |t| usize::from(t.code()));
+        row.endings[code] += 1;
+    }
+    if let Some(side) = g.player {
+        let p = &mut row.player;
+        p.games += 1;
+        match g.result {
+            Some(Outcome::Draw) => p.draws += 1,
+            Some(Outcome::Decisive { winner }) if winner == side => p.wins += 1,
+            Some(Outcome::Decisive { .. }) => p.losses += 1,
+            None => {}
+        }
+        let opponent = if side == Color::First {
+            g.ratings[1]
+        } else {
+            g.ratings[0]
+        };
+        if let Some(r) = opponent {
+            p.opponent_rating_sum += u64::from(r);
+            p.opponent_rating_count += 1;
         }
     }
 }
@@ -356,7 +411,7 @@ fn positions_of(store: &Store) -> Vec<PositionKey> {
 
 fn check(store: &Store, positions: &[PositionKey]) {
     let filters = filters();
-    let want = oracle(store, positions, &filters, |_| true);
+    let want = oracle(store, positions, &filters, |_| Some(None));
     let mut busy_checked = 0;
     let mut nonempty = 0;
     for (i, f) in filters.iter().enumerate() {
@@ -493,10 +548,13 @@ fn player_moves_equal_a_scan_of_the_players_games() {
             let who = fold(&p.name);
             let plays = |g: &StoredGame| {
                 let is = |n: &Option<String>| n.as_deref().is_some_and(|n| fold(n) == who);
+                let (first, second) = (is(&g.tags.first), is(&g.tags.second));
                 match side {
-                    None => is(&g.tags.first) || is(&g.tags.second),
-                    Some(Color::First) => is(&g.tags.first),
-                    Some(Color::Second) => is(&g.tags.second),
+                    None if first => Some(Some(Color::First)),
+                    None if second => Some(Some(Color::Second)),
+                    Some(Color::First) if first => Some(Some(Color::First)),
+                    Some(Color::Second) if second => Some(Some(Color::Second)),
+                    _ => None,
                 }
             };
             let want = oracle(&store, &positions, &filters, plays);
@@ -533,10 +591,12 @@ fn filtered_and_player_counts_equal_a_scan_of_the_shared_corpus() {
     let store = store_of(&[
         shared.join("data/xiangqi/ccpd"),
         shared.join("data/janggi/gib"),
+        shared.join("data/xiangqi/elephantchess"),
     ]);
     let positions = positions_of(&store);
     assert!(positions.len() > 500, "{} positions", positions.len());
     check(&store, &positions);
+    check_explorer(&store, 1000);
     let top = store.players("", 3).unwrap();
     let filters = [
         BucketFilter::default(),
@@ -549,9 +609,14 @@ fn filtered_and_player_counts_equal_a_scan_of_the_shared_corpus() {
     for p in &top {
         let who = fold(&p.name);
         let plays = |g: &StoredGame| {
-            [&g.tags.first, &g.tags.second]
-                .iter()
-                .any(|n| n.as_deref().is_some_and(|n| fold(n) == who))
+            let is = |n: &Option<String>| n.as_deref().is_some_and(|n| fold(n) == who);
+            if is(&g.tags.first) {
+                Some(Some(Color::First))
+            } else if is(&g.tags.second) {
+                Some(Some(Color::Second))
+            } else {
+                None
+            }
         };
         let want = oracle(&store, &positions, &filters, plays);
         for (i, f) in filters.iter().enumerate() {
@@ -565,4 +630,323 @@ fn filtered_and_player_counts_equal_a_scan_of_the_shared_corpus() {
             }
         }
     }
+}
+
+/// Every figure the explorer adds to the counts (first date and game, mean ratings of the
+/// mover and the opponent, mean year, games through the position a move leads to, the games
+/// that ended here and how, the history by month, the latest games) equals what a scan of
+/// the games counts, under every single filter and a few combinations, at the start of each
+/// variant and after each first move.
+#[test]
+fn explorer_answers_equal_a_scan_of_the_sample() {
+    check_explorer(&sample_store(), 300);
+}
+
+/// The explorer's figures at the start of each variant, after each first move and three
+/// replies to it, against a scan of every game; at least `min_moves` move lines checked.
+fn check_explorer(store: &Store, min_moves: usize) {
+    let mut games: Vec<(Variant, Scanned, Vec<(u64, Option<Move>)>)> = Vec::new();
+    for variant in Variant::ALL {
+        for g in store.games(variant) {
+            let g = g.unwrap();
+            games.push((variant, Scanned::of(&g, None), seen_positions(variant, &g)));
+        }
+    }
+    let mut all = filters();
+    all.truncate(14);
+    all.push(BucketFilter::default());
+    let mut checked_moves = 0;
+    let mut transposed = 0;
+    for variant in Variant::ALL {
+        let start = Line::start(variant, EXPLORE_RULES);
+        let mut lines = vec![start.clone()];
+        for r in store.position(PositionKey(start.position.key())).unwrap() {
+            let Some(m) = r.mv else { continue };
+            let one = qipu::explorer::line(variant, None, &[m.to_string()], None).unwrap();
+            // And three replies to each first move: their moves reach positions of three
+            // plies, which other move orders reach too.
+            for r2 in store
+                .position(PositionKey(one.position.key()))
+                .unwrap()
+                .iter()
+                .take(3)
+            {
+                if let Some(m2) = r2.mv {
+                    let moves = [m.to_string(), m2.to_string()];
+                    lines.push(qipu::explorer::line(variant, None, &moves, None).unwrap());
+                }
+            }
+            lines.push(one);
+        }
+        let asked: std::collections::HashSet<u64> =
+            lines.iter().map(|l| l.position.key()).collect();
+        for f in &all {
+            // Games through each position among those that pass, and at the positions asked
+            // the games with the move they played there.
+            let mut reach: HashMap<u64, u64> = HashMap::new();
+            let mut at: HashMap<u64, Vec<(&Scanned, Option<Move>)>> = HashMap::new();
+            for (v, g, seen) in &games {
+                if *v == variant && passes(f, g) {
+                    for s in seen {
+                        *reach.entry(s.0).or_default() += 1;
+                        if asked.contains(&s.0) {
+                            at.entry(s.0).or_default().push((g, s.1));
+                        }
+                    }
+                }
+            }
+            for line in &lines {
+                let mut q = Query::at(line.clone());
+                q.filter = Filter::from(f);
+                q.min_games = 0;
+                let a = explore(store, &q).unwrap();
+                let key = line.position.key();
+                let through: &[(&Scanned, Option<Move>)] =
+                    at.get(&key).map_or(&[], |v| v.as_slice());
+                assert_eq!(a.counts.games, through.len() as u64, "{f:?}");
+                // The history: per calendar month, from the first to the last, zeros between.
+                let mut months: BTreeMap<(u16, u8), [u64; 4]> = BTreeMap::new();
+                for (g, _) in through {
+                    let Some(d) = g.date.as_deref().filter(|d| d.len() >= 7) else {
+                        continue;
+                    };
+                    let e = months
+                        .entry((d[..4].parse().unwrap(), d[5..7].parse().unwrap()))
+                        .or_default();
+                    e[0] += 1;
+                    match g.result {
+                        Some(Outcome::Decisive {
+                            winner: Color::First,
+                        }) => e[1] += 1,
+                        Some(Outcome::Draw) => e[2] += 1,
+                        Some(Outcome::Decisive { .. }) => e[3] += 1,
+                        None => {}
+                    }
+                }
+                let got: BTreeMap<(u16, u8), [u64; 4]> = a
+                    .history
+                    .iter()
+                    .map(|h| {
+                        (
+                            (h.year, h.month),
+                            [h.games, h.first_wins, h.draws, h.second_wins],
+                        )
+                    })
+                    .collect();
+                let span = |m: &BTreeMap<(u16, u8), [u64; 4]>| {
+                    m.first_key_value().zip(m.last_key_value()).map(|(a, b)| {
+                        (i32::from(b.0 .0) - i32::from(a.0 .0)) * 12 + i32::from(b.0 .1)
+                            - i32::from(a.0 .1)
+                            + 1
+                    })
+                };
+                assert_eq!(
+                    Some(a.history.len() as i32).filter(|n| *n > 0),
+                    span(&months)
+                );
+                let nonzero: BTreeMap<_, _> = got.into_iter().filter(|e| e.1[0] > 0).collect();
+                assert_eq!(nonzero, months, "history {f:?}");
+                // The games that ended here and how.
+                let mut how = [0u64; qipu::store::ENDINGS];
+                for (g, mv) in through {
+                    if mv.is_none() {
+                        how[g.termination.map_or(0, |t| usize::from(t.code()))] += 1;
+                    }
+                }
+                assert_eq!(a.ended.how, how, "{f:?}");
+                assert_eq!(a.ended.counts.games, how.iter().sum::<u64>());
+                // The latest games: a prefix of the scan's order (whole when few games pass).
+                let mut latest: Vec<(&Option<String>, i64)> =
+                    through.iter().map(|(g, _)| (&g.date, g.id)).collect();
+                latest.sort_by(|x, y| y.cmp(x));
+                let ids: Vec<i64> = a.recent_games.iter().map(|g| g.id).collect();
+                let want: Vec<i64> = latest.iter().map(|x| x.1).take(ids.len()).collect();
+                assert_eq!(ids, want, "recent {f:?}");
+                // Complete where the position's own games are few; a busier one lists the
+                // passing games among the 100 latest it keeps.
+                let own: u64 = store
+                    .position(PositionKey(key))
+                    .unwrap()
+                    .iter()
+                    .map(|r| r.counts.games)
+                    .sum();
+                if own <= 1000 {
+                    assert_eq!(ids.len(), through.len().min(q.top_games), "{f:?}");
+                }
+                for m in &a.moves {
+                    let played: Vec<&Scanned> = through
+                        .iter()
+                        .filter(|(_, mv)| *mv == Some(m.mv))
+                        .map(|(g, _)| *g)
+                        .collect();
+                    assert_eq!(m.counts.games, played.len() as u64);
+                    let first = played
+                        .iter()
+                        .filter_map(|g| g.date.as_ref().map(|d| (d, g.id)))
+                        .min();
+                    assert_eq!(m.first_date.as_ref(), first.map(|x| x.0));
+                    assert_eq!(m.first_game.as_ref().map(|g| g.id), first.map(|x| x.1));
+                    let years: Vec<f64> = played
+                        .iter()
+                        .filter_map(|g| g.date.as_ref().map(|d| d[..4].parse::<f64>().unwrap()))
+                        .collect();
+                    let mean =
+                        |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+                    let close = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                        (Some(a), Some(b)) => (a - b).abs() < 1e-6,
+                        (a, b) => a.is_none() && b.is_none(),
+                    };
+                    assert!(
+                        close(m.avg_year, mean(&years)),
+                        "{:?} {:?}",
+                        m.avg_year,
+                        mean(&years)
+                    );
+                    let mover = usize::from(line.position.turn() != Color::First);
+                    let rated = |side: usize| -> Vec<f64> {
+                        played
+                            .iter()
+                            .filter_map(|g| g.ratings[side].map(f64::from))
+                            .collect()
+                    };
+                    let json = qipu::explorer::json::ExploreJson::from(&a);
+                    let mj = json
+                        .moves
+                        .iter()
+                        .find(|j| j.mv == m.mv.to_string())
+                        .unwrap();
+                    assert!(close(mj.avg_rating, mean(&rated(mover))));
+                    assert!(close(mj.avg_opponent_rating, mean(&rated(1 - mover))));
+                    // Games through the position the move leads to, by any move order.
+                    let mut child = line.position.clone();
+                    child.play(m.mv).unwrap();
+                    let after = reach.get(&child.key()).copied().unwrap_or(0);
+                    let want = (after >= m.counts.games).then_some(after);
+                    assert_eq!(m.games_after, want, "games after {} {f:?}", m.mv);
+                    transposed += usize::from(after > m.counts.games);
+                    assert_eq!(mj.transposed, after > 2 * m.counts.games);
+                    checked_moves += 1;
+                }
+            }
+        }
+    }
+    assert!(checked_moves > min_moves, "moves checked: {checked_moves}");
+    assert!(
+        transposed > 0,
+        "no move leads to a position reached another way"
+    );
+}
+
+/// `min_games` folds the moves of too few decided games into one row, and `novelties` keeps
+/// the moves first played on or after a date; the Wilson interval brackets the score.
+#[test]
+fn others_novelties_and_intervals_follow_the_query() {
+    let store = sample_store();
+    let start = Line::start(Variant::Xiangqi, EXPLORE_RULES);
+    let all = {
+        let mut q = Query::at(start.clone());
+        q.min_games = 0;
+        explore(&store, &q).unwrap()
+    };
+    let mut q = Query::at(start.clone());
+    q.min_games = 20;
+    let folded = explore(&store, &q).unwrap();
+    let decided = |c: &qipu::store::GameCounts| c.first_wins + c.draws + c.second_wins;
+    let small: Vec<_> = all
+        .moves
+        .iter()
+        .filter(|m| decided(&m.counts) < 20)
+        .collect();
+    assert!(!small.is_empty() && small.len() < all.moves.len());
+    let others = folded.others.unwrap();
+    assert_eq!(others.moves, small.len());
+    assert_eq!(
+        others.counts.games,
+        small.iter().map(|m| m.counts.games).sum::<u64>()
+    );
+    assert_eq!(folded.moves.len() + small.len(), all.moves.len());
+    assert_eq!(folded.counts, all.counts, "the totals keep every move");
+    let since: PartialDate = "2015".parse().unwrap();
+    q.min_games = 0;
+    q.novelties = Some(since);
+    let new = explore(&store, &q).unwrap();
+    let want: Vec<_> = all
+        .moves
+        .iter()
+        .filter(|m| m.first_date.as_deref().is_some_and(|d| d[..4] >= *"2015"))
+        .map(|m| m.mv)
+        .collect();
+    assert_eq!(new.moves.iter().map(|m| m.mv).collect::<Vec<_>>(), want);
+    let json = qipu::explorer::json::ExploreJson::from(&all);
+    for m in &json.moves {
+        if let (Some(s), Some(lo), Some(hi)) = (m.score, m.score_low, m.score_high) {
+            assert!(lo <= s && s <= hi && 0.0 <= lo && hi <= 1.0, "{m:?}");
+        }
+    }
+}
+
+/// A schema-5 file (summary format 2, buckets format 1) gets its busy positions' blobs
+/// rebuilt on open, and then answers exactly as a fresh import of the same games: every
+/// position's lookup (history and latest games included) and filtered counts.
+#[test]
+fn a_schema_5_file_migrates_its_busy_blobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.db");
+    std::fs::copy(fixture("migrate/schema5.db"), &old).unwrap();
+    // Read-only, the old file is refused until it is upgraded.
+    assert!(Store::open_read_only(&old).is_err());
+    let migrated = Store::open(&old).unwrap();
+    let mut fresh = Store::open_in_memory().unwrap();
+    let games: Vec<_> = ["hu80.pgn", "a.pgn", "b.pgn"]
+        .iter()
+        .flat_map(|f| read_path(&fixture(&format!("migrate/{f}"))))
+        .collect();
+    import(
+        &mut fresh,
+        games.into_iter(),
+        &ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    let mut keys = Vec::new();
+    fresh
+        .for_each_position_move(|k, _| {
+            keys.push(k);
+            Ok(())
+        })
+        .unwrap();
+    keys.dedup();
+    let filters = [
+        BucketFilter {
+            since: Some("2000".parse().unwrap()),
+            ..BucketFilter::default()
+        },
+        BucketFilter {
+            min_rating: Some(2000),
+            ..BucketFilter::default()
+        },
+    ];
+    let mut busy = 0;
+    for k in &keys {
+        let (a, b) = (
+            migrated.lookup(*k, 10).unwrap(),
+            fresh.lookup(*k, 10).unwrap(),
+        );
+        assert_eq!(a, b, "{k}");
+        busy += usize::from(a.moves.iter().map(|r| r.counts.games).sum::<u64>() > 32);
+        for f in &filters {
+            assert_eq!(
+                migrated.lookup_filtered(*k, f, 10).unwrap(),
+                fresh.lookup_filtered(*k, f, 10).unwrap()
+            );
+            assert_eq!(
+                migrated.games_at(*k, f).unwrap(),
+                fresh.games_at(*k, f).unwrap()
+            );
+        }
+    }
+    assert!(busy >= 2, "busy positions: {busy}");
+    let start = PositionKey(AnyPosition::new(Variant::Xiangqi).key());
+    let s = migrated.lookup(start, 10).unwrap();
+    assert!(!s.history.is_empty() && !s.recent.is_empty());
 }

@@ -548,7 +548,10 @@ mod cli {
         // Three of the five games are tagged B00: short of the two thirds that name a position.
         assert!(start["opening"].is_null(), "{}", start["opening"]);
         assert_eq!(start["moves"][0]["notation"]["wxf"], "C2.5");
-        assert_eq!(start["moves"][0]["avg_rating"], 2350.0);
+        // The side playing the move (Red: 2400 in a.pgn game 1, game 2 unrated) and its
+        // opponent (Black: 2300).
+        assert_eq!(start["moves"][0]["avg_rating"], 2400.0);
+        assert_eq!(start["moves"][0]["avg_opponent_rating"], 2300.0);
         assert_eq!(start["moves"][0]["last_date"], "2001-05-02");
         assert_eq!(start["key"].as_str().unwrap().len(), 16);
         let top: Vec<&str> = start["top_games"]

@@ -8,9 +8,10 @@ use super::CliError;
 use crate::{
     explorer::{
         explore as run_query, formation_counts,
-        json::{EvalJson, ExploreJson},
+        json::{EvalJson, ExploreJson, MonthJson, MoveJson, PlayerJson},
         line, lists_formations, parse_side, parse_variant, resolve_start, Answer,
-        ExploreWithFormations, Filter, FormationCount, PartialDate, Query, DEFAULT_TOP_GAMES,
+        ExploreWithFormations, Filter, FormationCount, PartialDate, Query, DEFAULT_MIN_GAMES,
+        DEFAULT_TOP_GAMES,
     },
     formats::facts::{Mode, Speed},
     notation::{parse_rules, Line},
@@ -83,9 +84,22 @@ pub struct ExploreArgs {
     /// At most this many moves (0 = all).
     #[arg(long, default_value_t = 0)]
     limit: usize,
-    /// At most this many top games (0 = none).
+    /// At most this many top games, and as many latest games (0 = none).
     #[arg(long, default_value_t = DEFAULT_TOP_GAMES)]
     top_games: usize,
+    /// Fold the moves with fewer decided games than this into one "others" row (0: none).
+    #[arg(long, default_value_t = DEFAULT_MIN_GAMES)]
+    min_games: u64,
+    /// List only the moves first played (among the games the filters keep) on or after this
+    /// date (YYYY, YYYY-MM or YYYY-MM-DD; a partial first date counts unless certainly
+    /// earlier).
+    #[arg(long, value_name = "SINCE")]
+    novelties: Option<PartialDate>,
+    /// Show every column (decided games, each result's share, the opponents' rating, the
+    /// average year, the first game, the player's score and performance); the default table
+    /// fits 120 columns.
+    #[arg(long)]
+    wide: bool,
     /// List as top games the best games that played this move here (any notation).
     #[arg(long)]
     top_move: Option<String>,
@@ -140,14 +154,17 @@ impl ExploreArgs {
             speeds,
             mode: self.mode,
         };
-        Query::new(
+        let mut q = Query::new(
             line,
             filter,
             self.mirror,
             self.limit,
             self.top_games,
             self.top_move.as_deref(),
-        )
+        )?;
+        q.min_games = self.min_games;
+        q.novelties = self.novelties;
+        Ok(q)
     }
 }
 
@@ -198,7 +215,7 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode, CliError> {
             };
             write_board(&mut out, &query.line, style)?;
         }
-        write_table(&mut out, &answer)?;
+        write_table(&mut out, &answer, args.wide)?;
         if let Some(f) = &formations {
             write_formations(&mut out, f)?;
         }
@@ -405,8 +422,9 @@ fn right(s: &str, width: usize) -> String {
     format!("{}{s}", " ".repeat(width.saturating_sub(display_width(s))))
 }
 
-/// Writes the answer as the terminal table.
-pub fn write_table(out: &mut impl Write, a: &Answer) -> std::io::Result<()> {
+/// Writes the answer as the terminal table: the default one fits 120 columns, `wide` shows
+/// every column.
+pub fn write_table(out: &mut impl Write, a: &Answer, wide: bool) -> std::io::Result<()> {
     let e = ExploreJson::from(a);
     let (first, second) = if a.variant == Variant::Janggi {
         ("Cho", "Han")
@@ -432,18 +450,49 @@ pub fn write_table(out: &mut impl Write, a: &Answer) -> std::io::Result<()> {
         pct(e.draws, e.decided),
         pct(e.second_wins, e.decided),
     )?;
+    if let Some(p) = &e.player {
+        writeln!(out, "player: {}", player_text(p))?;
+    }
     if let Some(why) = a.no_games {
         writeln!(out, "\nno games: {}", why.message())?;
         return Ok(());
     }
-    if e.moves.is_empty() {
+    if e.moves.is_empty() && e.others.is_none() {
         writeln!(out, "\nno game continues from this position")?;
     } else {
-        write_moves(out, &e, first, second)?;
+        write_moves(out, &e, first, second, wide)?;
     }
-    if !e.top_games.is_empty() {
-        writeln!(out, "\ntop games")?;
-        for g in &e.top_games {
+    if e.ended.games > 0 {
+        let how: Vec<String> = e
+            .ended
+            .how
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        writeln!(
+            out,
+            "ended here: {} games, {first} {}  draw {}  {second} {}  ({})",
+            e.ended.games,
+            pct(e.ended.first_wins, e.ended.decided),
+            pct(e.ended.draws, e.ended.decided),
+            pct(e.ended.second_wins, e.ended.decided),
+            how.join(", ")
+        )?;
+    }
+    if !e.history.is_empty() {
+        writeln!(out, "\nhistory (games per year)")?;
+        writeln!(out, "  {}", sparkline(&e.history))?;
+    }
+    for (title, games) in [
+        ("top games", &e.top_games),
+        ("recent games", &e.recent_games),
+    ] {
+        if games.is_empty() {
+            continue;
+        }
+        writeln!(out, "\n{title}")?;
+        for g in games {
             writeln!(
                 out,
                 "  #{:<7} {} - {}  {:<7} {}  {}",
@@ -459,11 +508,86 @@ pub fn write_table(out: &mut impl Write, a: &Answer) -> std::io::Result<()> {
     Ok(())
 }
 
+/// A player's results as one line: games, W/D/L, score, opponents, performance.
+fn player_text(p: &PlayerJson) -> String {
+    format!(
+        "{} games, +{} ={} -{}, score {}, opponents {}, performance {}",
+        p.games,
+        p.wins,
+        p.draws,
+        p.losses,
+        p.score
+            .map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s)),
+        p.avg_opponent_rating
+            .map_or("-".to_string(), |r| format!("{r:.0}")),
+        p.performance.map_or("-".to_string(), |r| r.to_string()),
+    )
+}
+
+/// Games per year as one line: `1990 ▁▃▅█▂ 1994` (a year without games is a space; the
+/// busiest year is `█`, every other year at least `▁`).
+pub fn sparkline(history: &[MonthJson]) -> String {
+    let year = |m: &MonthJson| m.month.get(..4).and_then(|y| y.parse::<u32>().ok());
+    let (Some(first), Some(last)) = (
+        history.iter().find_map(year),
+        history.iter().rev().find_map(year),
+    ) else {
+        return String::new();
+    };
+    let mut per_year = vec![0u64; (last.saturating_sub(first) + 1) as usize];
+    for m in history {
+        if let Some(i) = year(m).and_then(|y| y.checked_sub(first)) {
+            if let Some(n) = per_year.get_mut(i as usize) {
+                *n += m.games;
+            }
+        }
+    }
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let most = per_year.iter().copied().max().unwrap_or(0).max(1);
+    let bars: String = per_year
+        .iter()
+        .map(|&n| {
+            if n == 0 {
+                ' '
+            } else {
+                BARS[((n * 8).div_ceil(most) as usize).clamp(1, 8) - 1]
+            }
+        })
+        .collect();
+    format!("{first} {bars} {last}")
+}
+
+/// A score with its interval as the table shows it: `52.1 ±4.3` (half the Wilson interval's
+/// width, in points), `—` without a decided game.
+fn score_text(score: Option<f64>, low: Option<f64>, high: Option<f64>) -> String {
+    match (score, low, high) {
+        (Some(s), Some(lo), Some(hi)) => {
+            format!("{:.1} ±{:.1}", 100.0 * s, 50.0 * (hi - lo))
+        }
+        (Some(s), ..) => format!("{:.1}", 100.0 * s),
+        _ => "—".to_string(),
+    }
+}
+
+/// `games_after`, with `*` when the position is mostly reached another way.
+fn after_text(m: &MoveJson) -> String {
+    match m.games_after {
+        Some(n) if m.transposed => format!("{n}*"),
+        Some(n) => n.to_string(),
+        None => "-".to_string(),
+    }
+}
+
+fn opt_num(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |r| format!("{r:.0}"))
+}
+
 fn write_moves(
     out: &mut impl Write,
     e: &ExploreJson,
     first: &str,
     second: &str,
+    wide: bool,
 ) -> std::io::Result<()> {
     let keys: Vec<&str> = if e.variant == "janggi" {
         vec!["korean"]
@@ -481,58 +605,108 @@ fn write_moves(
                 .max(display_width(k))
         })
         .collect();
+    let notation_width: usize = widths.iter().map(|w| w + 2).sum();
     let mut header = pad("move", 6);
     for (k, w) in keys.iter().zip(&widths) {
         header.push_str(&pad(k, w + 2));
     }
     let with_eval = e.moves.iter().any(|m| m.eval.is_some());
+    let with_player = e.player.is_some();
     header.push_str(&format!(
-        "{:>7} {:>6} {:>7}  {:<20}  {:>6} {:>6} {:>6}  {:>5}  {:>6}",
+        "{:>7} {:>6}  {:<20}  {:>11}  {:>6} {:>8}",
         "games",
         "%",
-        "decided",
         format!("{first}/draw/{second}"),
-        first,
-        "draw",
-        second,
         "score",
-        "rating"
+        "rating",
+        "after"
     ));
+    if wide {
+        header.push_str(&format!(
+            "  {:>7} {:>6} {:>6} {:>6}  {:>6} {:>6}  {:>8}",
+            "decided", first, "draw", second, "opp", "year", "1st game"
+        ));
+        if with_player {
+            header.push_str(&format!("  {:>6} {:>5}", "player", "perf"));
+        }
+    }
     if with_eval {
         header.push_str(&format!("  {:>6}", "eval"));
     }
-    header.push_str("  last");
+    header.push_str(&format!("  {:<10} last", "first"));
     writeln!(out, "\n{header}")?;
-    for m in &e.moves {
-        let mut line = pad(&m.mv, 6);
-        for (k, w) in keys.iter().zip(&widths) {
-            line.push_str(&pad(m.notation.get(*k).map_or("", String::as_str), w + 2));
-        }
+    let mut row = |name: String, m: &MoveJson| -> std::io::Result<()> {
+        let mut line = name;
         line.push_str(&format!(
-            "{:>7} {} {:>7}  {}  {} {} {}  {}  {:>6}",
+            "{:>7} {}  {}  {}  {:>6} {}",
             m.games,
             right(&pct(m.games, e.games), 6),
-            m.decided,
             bar(m.first_wins, m.draws, m.second_wins, 20),
-            right(&pct(m.first_wins, m.decided), 6),
-            right(&pct(m.draws, m.decided), 6),
-            right(&pct(m.second_wins, m.decided), 6),
-            right(
-                &m.score
-                    .map_or("—".to_string(), |s| format!("{:.1}", 100.0 * s)),
-                5
-            ),
-            m.avg_rating.map_or("-".to_string(), |r| format!("{r:.0}")),
+            right(&score_text(m.score, m.score_low, m.score_high), 11),
+            opt_num(m.avg_rating),
+            right(&after_text(m), 8),
         ));
+        if wide {
+            line.push_str(&format!(
+                "  {:>7} {} {} {}  {:>6} {:>6}  {:>8}",
+                m.decided,
+                right(&pct(m.first_wins, m.decided), 6),
+                right(&pct(m.draws, m.decided), 6),
+                right(&pct(m.second_wins, m.decided), 6),
+                opt_num(m.avg_opponent_rating),
+                opt_num(m.avg_year),
+                m.first_game
+                    .as_ref()
+                    .map_or("-".to_string(), |g| format!("#{}", g.id)),
+            ));
+            if with_player {
+                let p = m.player.as_ref();
+                line.push_str(&format!(
+                    "  {} {:>5}",
+                    right(
+                        &p.and_then(|p| p.score)
+                            .map_or("-".to_string(), |s| format!("{:.1}%", 100.0 * s)),
+                        6
+                    ),
+                    p.and_then(|p| p.performance)
+                        .map_or("-".to_string(), |r| r.to_string()),
+                ));
+            }
+        }
         if with_eval {
             line.push_str(&format!(
                 "  {:>6}",
                 m.eval.as_ref().map_or("-".to_string(), eval_text)
             ));
         }
-        line.push_str("  ");
-        line.push_str(m.last_date.as_deref().unwrap_or("-"));
-        writeln!(out, "{}", line.trim_end())?;
+        line.push_str(&format!(
+            "  {:<10} {}",
+            m.first_date.as_deref().unwrap_or("-"),
+            m.last_date.as_deref().unwrap_or("-")
+        ));
+        writeln!(out, "{}", line.trim_end())
+    };
+    for m in &e.moves {
+        let mut name = pad(&m.mv, 6);
+        for (k, w) in keys.iter().zip(&widths) {
+            name.push_str(&pad(m.notation.get(*k).map_or("", String::as_str), w + 2));
+        }
+        row(name, m)?;
+    }
+    if let Some(o) = &e.others {
+        let folded = MoveJson {
+            games: o.games,
+            decided: o.decided,
+            first_wins: o.first_wins,
+            draws: o.draws,
+            second_wins: o.second_wins,
+            score: o.score,
+            ..MoveJson::default()
+        };
+        row(
+            pad(&format!("others ({} moves)", o.moves), 6 + notation_width),
+            &folded,
+        )?;
     }
     if let Some(b) = &e.engine_best {
         let names: Vec<&str> = keys
@@ -571,6 +745,29 @@ mod tests {
         assert_eq!(display_width("h2e2"), 4);
         assert_eq!(display_width("炮二平五"), 8);
         assert_eq!(display_width("08마87"), 6);
+    }
+
+    #[test]
+    fn sparklines_show_games_per_year() {
+        let m = |month: &str, games| MonthJson {
+            month: month.into(),
+            games,
+            ..MonthJson::default()
+        };
+        let line = sparkline(&[
+            m("2001-01", 4),
+            m("2001-05", 4),
+            m("2002-01", 0),
+            m("2003-02", 1),
+        ]);
+        // 8 games in 2001, none in 2002, 1 in 2003: an eighth of the busiest year is `▁`.
+        assert_eq!(line, "2001 █ ▁ 2003");
+        assert_eq!(sparkline(&[]), "");
+        assert_eq!(
+            score_text(Some(0.521), Some(0.478), Some(0.564)),
+            "52.1 ±4.3"
+        );
+        assert_eq!(score_text(None, None, None), "—");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::Opening;
 use crate::{
     rules::{Color, Move, Outcome, Variant},
-    store::{evals::StoredEval, GameCounts},
+    store::{evals::StoredEval, GameCounts, MonthCounts, PlayerCounts, ENDINGS},
 };
 
 /// The answer for one position.
@@ -27,6 +27,18 @@ pub struct Answer {
     pub moves: Vec<MoveLine>,
     /// The best games through the position (or through `top_move`).
     pub top_games: Vec<TopGame>,
+    /// The latest games through the position (or through `top_move`), latest first.
+    pub recent_games: Vec<TopGame>,
+    /// The moves with fewer decided games than the query's `min_games`, folded into one row
+    /// (`None` when none is).
+    pub others: Option<Others>,
+    /// The games that ended in the position, and how.
+    pub ended: Ended,
+    /// The games through the position per month, from the first month with games to the
+    /// last, months without games included (as zeros).
+    pub history: Vec<MonthCounts>,
+    /// With a player filter: the player's results over the position's games.
+    pub player: Option<PlayerCounts>,
     /// Why no game goes through the position, when none does.
     pub no_games: Option<NoGames>,
     /// The engine's own choice in the position (`qipu analyse`), played in a game or not.
@@ -59,8 +71,37 @@ pub struct MoveLine {
     pub counts: GameCounts,
     /// Latest date it was played (`YYYY`, `YYYY-MM` or `YYYY-MM-DD`).
     pub last_date: Option<String>,
+    /// Earliest date it was played.
+    pub first_date: Option<String>,
+    /// A game that played it on `first_date` (of those, the smallest id).
+    pub first_game: Option<TopGame>,
+    /// Mean year of the games that played it (those with a date).
+    pub avg_year: Option<f64>,
+    /// The games (that pass the filter) through the position the move leads to, by any move
+    /// order; `None` when that position is deeper than the database indexes.
+    pub games_after: Option<u64>,
+    /// With a player filter: the player's results in the games that played it.
+    pub player: Option<PlayerCounts>,
     /// The engine's score of the move, when `qipu analyse` stored one.
     pub eval: Option<StoredEval>,
+}
+
+/// Moves folded into one row.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Others {
+    /// How many moves.
+    pub moves: usize,
+    /// Their games together.
+    pub counts: GameCounts,
+}
+
+/// The games that ended in a position.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ended {
+    /// Their games by result.
+    pub counts: GameCounts,
+    /// Their games by how they ended, indexed by `Termination::code` (0 = unknown).
+    pub how: [u64; ENDINGS],
 }
 
 /// A game in the top-games list.

@@ -43,13 +43,13 @@ use std::{
     fmt,
 };
 
-pub use answer::{Answer, EngineChoice, MoveLine, NoGames, TopGame};
+pub use answer::{Answer, Ended, EngineChoice, MoveLine, NoGames, Others, TopGame};
 pub use formations::{formation_counts, lists_formations, ExploreWithFormations, FormationCount};
 pub use opening::{ecco_name, name_position, opening_from_label, Opening};
 pub use query::{
     mean_rating, parse_side, parse_speeds, parse_variant, resolve_start, Filter, GameFacts,
-    PartialDate, Query, DEFAULT_TOP_GAMES, EXPLORE_RULES, MAX_LIMIT, MAX_NAME, MAX_RATING,
-    MAX_TOP_GAMES,
+    PartialDate, Query, DEFAULT_MIN_GAMES, DEFAULT_TOP_GAMES, EXPLORE_RULES, MAX_LIMIT, MAX_NAME,
+    MAX_RATING, MAX_TOP_GAMES,
 };
 
 use crate::{
@@ -57,8 +57,8 @@ use crate::{
     notation::{render, Line, Notation},
     rules::{AnyPosition, Move, Variant},
     store::{
-        BucketFilter, GameCounts, GameThrough, Month, MoveRow, PositionKey, PositionStats, Store,
-        StoreError, TOP_KEPT,
+        BucketFilter, GameCounts, GameThrough, Month, MonthCounts, MoveRow, Played, PlayerCounts,
+        PositionKey, PositionStats, Store, StoreError,
     },
 };
 
@@ -158,17 +158,14 @@ fn bucket_filter(f: &Filter) -> BucketFilter {
     }
 }
 
-/// Positions with at most this many games list their filtered top games from all their games;
-/// busier ones from the best games the store keeps for them ([`TOP_KEPT`]).
-const TOP_FROM_ALL_UNDER: u64 = 1_000;
-
-/// The filtered statistics of one position: its move rows, the opening labels and the best
-/// `top` games of the games that pass `filter` — the same shape [`Store::lookup`] answers
+/// The filtered statistics of one position: its move rows, history, the opening labels of all
+/// its games, the candidates for its best games (ranked and cut to `top` here) and its latest
+/// `top` games, of the games that pass `filter` — the same shape [`Store::lookup`] answers
 /// without a filter.
 ///
 /// Dates, ratings, speed and mode are sums over the store's buckets
-/// ([`Store::moves_filtered`]); a player comes from the player index
-/// ([`Store::player_moves`]); no game is read for them. Only an `event` filter, which no
+/// ([`Store::lookup_filtered`]); a player comes from the player index
+/// ([`Store::player_lookup`]); no game is read for them. Only an `event` filter, which no
 /// aggregate holds, reads every game through the position.
 ///
 /// # Errors
@@ -181,48 +178,56 @@ pub fn gather_filtered(
 ) -> Result<PositionStats, StoreError> {
     let key = PositionKey(key);
     if filter.event.is_some() {
-        return scan_filtered(store, key, filter, top);
+        let mut s = scan_filtered(store, key, filter, top)?;
+        s.openings = store.lookup(key, 0)?.openings;
+        return Ok(s);
     }
     let buckets = bucket_filter(filter);
-    let moves = match &filter.player {
-        Some(player) => store.player_moves(player, filter.side, key, &buckets)?,
-        None => store.moves_filtered(key, &buckets)?,
+    let mut s = match &filter.player {
+        Some(player) => {
+            let mut s = store.player_lookup(player, filter.side, key, &buckets, top)?;
+            s.openings = store.lookup(key, 0)?.openings;
+            s
+        }
+        None => store.lookup_filtered(key, &buckets, top)?,
     };
-    let passing: u64 = moves.iter().map(|r| r.counts.games).sum();
-    let top = if top == 0 || passing == 0 {
-        Vec::new()
-    } else {
-        filtered_top(store, key, filter, top)?
-    };
-    Ok(PositionStats {
-        moves,
-        openings: Vec::new(),
-        top,
-    })
+    s.top.sort_by_cached_key(top_rank);
+    s.top.truncate(top);
+    Ok(s)
 }
 
-/// The best `top` games through a position that pass `filter`: from all its games when it has
-/// at most [`TOP_FROM_ALL_UNDER`], else from the best games the store keeps for it.
-fn filtered_top(
-    store: &Store,
-    key: PositionKey,
-    filter: &Filter,
-    top: usize,
-) -> Result<Vec<GameThrough>, StoreError> {
-    let kept = store.lookup(key, TOP_KEPT)?;
-    let all: u64 = kept.moves.iter().map(|r| r.counts.games).sum();
-    let pool = if all > kept.top.len() as u64 && all <= TOP_FROM_ALL_UNDER {
-        store.games_through(key, None)?
-    } else {
-        kept.top
-    };
-    let mut games: Vec<GameThrough> = pool
-        .into_iter()
-        .filter(|g| filter.passes(&facts(g)))
-        .collect();
-    games.sort_by_cached_key(top_rank);
-    games.truncate(top);
-    Ok(games)
+/// The games that pass `filter` through a position (by key).
+fn games_at(store: &Store, key: u64, filter: &Filter) -> Result<u64, StoreError> {
+    let key = PositionKey(key);
+    let buckets = bucket_filter(filter);
+    if filter.event.is_some() {
+        let n = store
+            .games_through(key, None)?
+            .iter()
+            .filter(|g| filter.passes(&facts(g)))
+            .count();
+        return Ok(n as u64);
+    }
+    match &filter.player {
+        Some(p) => Ok(store
+            .player_moves(p, filter.side, key, &buckets)?
+            .iter()
+            .map(|r| r.counts.games)
+            .sum()),
+        None => store.games_at(key, &buckets),
+    }
+}
+
+/// The sort key of the latest-games lists, smallest first: the later date, then the greater
+/// id.
+fn recent_rank(g: &GameThrough) -> (std::cmp::Reverse<Option<String>>, std::cmp::Reverse<i64>) {
+    (std::cmp::Reverse(g.date.clone()), std::cmp::Reverse(g.id))
+}
+
+/// The year and month of a stored date, when it has a month.
+fn year_month(date: Option<&str>) -> Option<(u16, u8)> {
+    let d: PartialDate = date?.parse().ok()?;
+    Some((d.year, d.month?))
 }
 
 /// A filter no aggregate answers (an event): every game through the position is read and
@@ -234,41 +239,69 @@ fn scan_filtered(
     top: usize,
 ) -> Result<PositionStats, StoreError> {
     let mut rows: HashMap<Option<Move>, MoveRow> = HashMap::new();
+    let mut history: BTreeMap<(u16, u8), MonthCounts> = BTreeMap::new();
     let mut games = Vec::new();
     for g in store.games_through(key, None)? {
         if !filter.passes(&facts(&g)) {
             continue;
         }
-        rows.entry(g.mv).or_default().add_game(
-            g.result,
-            [g.first_rating, g.second_rating],
-            g.date.as_deref(),
-        );
+        let ratings = [g.first_rating, g.second_rating];
+        let year = g
+            .date
+            .as_deref()
+            .and_then(|d| d.parse::<PartialDate>().ok())
+            .map(|d| u32::from(d.year));
+        let row = rows.entry(g.mv).or_insert_with(|| MoveRow {
+            mv: g.mv,
+            ..MoveRow::default()
+        });
+        row.count(&Played {
+            id: g.id,
+            result: g.result,
+            ratings,
+            date: g.date.as_deref(),
+            year,
+            termination: g.termination,
+        });
+        if let Some((y, m)) = year_month(g.date.as_deref()) {
+            let mut c = GameCounts::default();
+            c.add_game(g.result, ratings);
+            history
+                .entry((y, m))
+                .or_insert(MonthCounts {
+                    year: y,
+                    month: m,
+                    ..MonthCounts::default()
+                })
+                .add(&c);
+        }
         games.push(g);
     }
+    let mut recent = games.clone();
+    recent.sort_by_cached_key(recent_rank);
+    recent.truncate(top);
     games.sort_by_cached_key(top_rank);
     games.truncate(top);
-    let mut moves: Vec<MoveRow> = rows
-        .into_iter()
-        .map(|(mv, mut r)| {
-            r.mv = mv;
-            r
-        })
-        .collect();
+    let mut moves: Vec<MoveRow> = rows.into_values().collect();
     moves.sort_by_key(|r| r.mv.map(Move::to_u16));
     Ok(PositionStats {
         moves,
         openings: Vec::new(),
         top: games,
+        recent,
+        history: history.into_values().collect(),
     })
 }
 
-/// Step 1's result: merged move rows, opening labels and candidate top games.
+/// Step 1's result: merged move rows, opening labels, history and candidate top and recent
+/// games.
 #[derive(Default)]
 struct Gathered {
     by_move: HashMap<Option<Move>, MoveRow>,
     labels: HashMap<String, u64>,
+    history: BTreeMap<(u16, u8), MonthCounts>,
     top: Vec<GameThrough>,
+    recent: Vec<GameThrough>,
 }
 
 /// Step 1: the statistics of each key (the position and, with `mirror`, its mirror), moves of
@@ -285,21 +318,42 @@ fn gather(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<Gathered, Er
             // store's order has it (the filtered path ranks every game).
             store.lookup(PositionKey(k), n)?
         } else {
-            let mut s = gather_filtered(store, k, &q.filter, n)?;
-            // The name is the position's, whatever the filter.
-            s.openings = store.lookup(PositionKey(k), 0)?.openings;
-            s
+            gather_filtered(store, k, &q.filter, n)?
         };
         for row in stats.moves {
-            out.by_move.entry(fix(row.mv)).or_default().merge(&row);
+            let mv = fix(row.mv);
+            out.by_move
+                .entry(mv)
+                .or_insert_with(|| MoveRow {
+                    mv,
+                    ..MoveRow::default()
+                })
+                .merge(&row);
         }
         for o in stats.openings {
             *out.labels.entry(o.label).or_default() += o.games;
         }
-        out.top.extend(stats.top.into_iter().map(|mut g| {
+        for h in stats.history {
+            let e = out.history.entry((h.year, h.month)).or_insert(MonthCounts {
+                year: h.year,
+                month: h.month,
+                ..MonthCounts::default()
+            });
+            for (a, b) in [
+                (&mut e.games, h.games),
+                (&mut e.first_wins, h.first_wins),
+                (&mut e.draws, h.draws),
+                (&mut e.second_wins, h.second_wins),
+            ] {
+                *a += b;
+            }
+        }
+        let fix_game = |mut g: GameThrough| {
             g.mv = fix(g.mv);
             g
-        }));
+        };
+        out.top.extend(stats.top.into_iter().map(fix_game));
+        out.recent.extend(stats.recent.into_iter().map(fix_game));
     }
     Ok(out)
 }
@@ -335,19 +389,31 @@ pub fn top_rank(g: &GameThrough) -> (bool, bool, (std::cmp::Reverse<u64>, i64)) 
     )
 }
 
-/// Step 2: the top games, best first: the candidates, or with `top_move` the games that
-/// played it here.
+fn top_game(g: GameThrough) -> TopGame {
+    TopGame {
+        id: g.id,
+        first: g.first,
+        second: g.second,
+        result: g.result,
+        date: g.date,
+        event: g.event,
+    }
+}
+
+/// Step 2: the top games, best first, and the latest games, latest first: the candidates, or
+/// with `top_move` the games that played it here.
 fn top_games(
     store: &Store,
     q: &Query,
     keys: &[(u64, bool)],
     candidates: Vec<GameThrough>,
-) -> Result<Vec<TopGame>, Error> {
+    recent: Vec<GameThrough>,
+) -> Result<(Vec<TopGame>, Vec<TopGame>), Error> {
     if q.top_games == 0 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     }
-    let mut top = match q.top_move {
-        None => candidates,
+    let (mut top, mut recent) = match q.top_move {
+        None => (candidates, recent),
         Some(m) => {
             let mut top = Vec::new();
             for &(k, mirrored) in keys {
@@ -358,22 +424,17 @@ fn top_games(
                     }
                 }
             }
-            top
+            (top.clone(), top)
         }
     };
     top.sort_by_cached_key(top_rank);
     top.truncate(q.top_games);
-    Ok(top
-        .into_iter()
-        .map(|g| TopGame {
-            id: g.id,
-            first: g.first,
-            second: g.second,
-            result: g.result,
-            date: g.date,
-            event: g.event,
-        })
-        .collect())
+    recent.sort_by_cached_key(recent_rank);
+    recent.truncate(q.top_games);
+    Ok((
+        top.into_iter().map(top_game).collect(),
+        recent.into_iter().map(top_game).collect(),
+    ))
 }
 
 /// Why no game passed: the database is empty for the variant, the filters removed the games,
@@ -434,22 +495,79 @@ fn other_variant_games(store: &Store, line: &Line) -> Result<Option<Variant>, Er
     Ok(reached.then_some(other))
 }
 
-/// Step 3: totals, the moves most played first (ties in canonical text order), the opening.
-fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>) -> Answer {
+/// The history from its first month to its last, months without games as zeros.
+fn full_history(h: &BTreeMap<(u16, u8), MonthCounts>) -> Vec<MonthCounts> {
+    let (Some((&first, _)), Some((&last, _))) = (h.first_key_value(), h.last_key_value()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let (mut y, mut m) = first;
+    // Bounded: at most 12 entries a year between two stored years.
+    while (y, m) <= last {
+        out.push(h.get(&(y, m)).copied().unwrap_or(MonthCounts {
+            year: y,
+            month: m,
+            ..MonthCounts::default()
+        }));
+        (y, m) = if m == 12 { (y + 1, 1) } else { (y, m + 1) };
+    }
+    out
+}
+
+/// Whether a move first played on `first` counts as a novelty since `since`: a partial first
+/// date counts unless certainly earlier; an unknown one does not.
+fn is_novelty(first: Option<&str>, since: PartialDate) -> bool {
+    first
+        .and_then(|d| d.parse::<PartialDate>().ok())
+        .is_some_and(|d| !d.cmp_known(&since).is_lt())
+}
+
+/// Step 3: totals, the moves most played first (ties in canonical text order), the moves of
+/// too few decided games folded, the novelties kept, the opening.
+fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>, recent: Vec<TopGame>) -> Answer {
     let pos = &q.line.position;
     let mut counts = GameCounts::default();
+    let mut player: Option<PlayerCounts> = None;
     for t in g.by_move.values() {
         counts.merge(&t.counts);
+        if q.filter.player.is_some() {
+            player
+                .get_or_insert_with(PlayerCounts::default)
+                .merge(&t.player);
+        }
     }
+    let ended = g
+        .by_move
+        .get(&None)
+        .map(|t| Ended {
+            counts: t.counts,
+            how: t.endings,
+        })
+        .unwrap_or_default();
     let mut moves: Vec<(Move, MoveRow)> = g
         .by_move
         .into_iter()
         .filter_map(|(m, t)| m.map(|m| (m, t)))
         .collect();
     moves.sort_by_cached_key(|(m, t)| (std::cmp::Reverse(t.counts.games), m.to_string()));
+    let mut others: Option<Others> = None;
+    moves.retain(|(_, t)| {
+        let decided = t.counts.first_wins + t.counts.draws + t.counts.second_wins;
+        if decided >= q.min_games {
+            return true;
+        }
+        let o = others.get_or_insert_with(Others::default);
+        o.moves += 1;
+        o.counts.merge(&t.counts);
+        false
+    });
+    if let Some(since) = q.novelties {
+        moves.retain(|(_, t)| is_novelty(t.first_date.as_deref(), since));
+    }
     if q.limit > 0 {
         moves.truncate(q.limit);
     }
+    let with_player = q.filter.player.is_some();
     Answer {
         variant: pos.variant(),
         fen: pos.fen(),
@@ -464,13 +582,56 @@ fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>) -> Answer {
                 notation: notations(pos, m),
                 counts: t.counts,
                 last_date: t.last_date,
+                first_date: t.first_date,
+                first_game: t.first_game.map(|id| TopGame {
+                    id,
+                    first: None,
+                    second: None,
+                    result: None,
+                    date: None,
+                    event: None,
+                }),
+                avg_year: (t.dated > 0).then(|| t.year_sum as f64 / t.dated as f64),
+                games_after: None,
+                player: with_player.then_some(t.player),
                 eval: None,
             })
             .collect(),
         top_games,
+        recent_games: recent,
+        others,
+        ended,
+        history: full_history(&g.history),
+        player,
         no_games: None,
         engine_best: None,
     }
+}
+
+/// Step 3b: each listed move's first game (its players and event) and the games through the
+/// position it leads to (and its mirror, with `mirror`), under the same filter.
+fn attach_moves(store: &Store, q: &Query, answer: &mut Answer) -> Result<(), Error> {
+    for line in &mut answer.moves {
+        if let Some(first) = &mut line.first_game {
+            if let Some(g) = store.game_brief(first.id)? {
+                *first = top_game(g);
+            }
+        }
+        let mut child = q.line.position.clone();
+        if child.play(line.mv).is_err() {
+            continue;
+        }
+        let mut n = games_at(store, child.key(), &q.filter)?;
+        if q.mirror {
+            if let Some(k) = mirror_key(&child)? {
+                n += games_at(store, k, &q.filter)?;
+            }
+        }
+        // Every game that played the move here reaches that position, unless it lies beyond
+        // the plies the database indexes (then it holds no game of them).
+        line.games_after = (n >= line.counts.games).then_some(n);
+    }
+    Ok(())
 }
 
 /// Step 4: the engine's scores of the moves and its own choice, where `qipu analyse` stored
@@ -512,8 +673,10 @@ pub fn explore(store: &Store, q: &Query) -> Result<Answer, Error> {
     }
     let mut gathered = gather(store, q, &keys)?;
     let candidates = std::mem::take(&mut gathered.top);
-    let top = top_games(store, q, &keys, candidates)?;
-    let mut answer = assemble(q, gathered, top);
+    let recent = std::mem::take(&mut gathered.recent);
+    let (top, recent) = top_games(store, q, &keys, candidates, recent)?;
+    let mut answer = assemble(q, gathered, top, recent);
+    attach_moves(store, q, &mut answer)?;
     attach_evals(store, pos, &mut answer)?;
     if answer.counts.games == 0 {
         answer.no_games = Some(why_empty(store, q, &keys)?);

@@ -253,6 +253,29 @@ pub struct Filter {
     pub mode: Option<Mode>,
 }
 
+impl From<&crate::store::BucketFilter> for Filter {
+    /// The explorer's filter of the same months, rating bands, speeds and mode (the first
+    /// of the bucket filter's modes).
+    fn from(f: &crate::store::BucketFilter) -> Filter {
+        let date = |m: Option<crate::store::Month>| {
+            m.map(|m| PartialDate {
+                year: m.year,
+                month: m.month,
+                day: None,
+            })
+        };
+        Filter {
+            since: date(f.since),
+            until: date(f.until),
+            min_rating: f.min_rating,
+            max_rating: f.max_rating,
+            speeds: f.speeds.clone(),
+            mode: f.modes.first().copied(),
+            ..Filter::default()
+        }
+    }
+}
+
 /// What the filter needs to know of a game.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct GameFacts<'a> {
@@ -402,7 +425,18 @@ pub struct Query {
     pub top_games: usize,
     /// List as top games only games that played this move in the position.
     pub top_move: Option<Move>,
+    /// Fold the moves with fewer decided games than this into one "others" row (0, the
+    /// default of [`Query::at`] and [`Query::new`], folds none; `qipu explore` and
+    /// `/api/explore` default to [`DEFAULT_MIN_GAMES`]).
+    pub min_games: u64,
+    /// List only the moves first played (among the games that pass the filter) on or after
+    /// this date; a first date that is partial counts unless certainly earlier.
+    pub novelties: Option<PartialDate>,
 }
+
+/// `--min-games` and `min_games=` when not given: the moves no decided game played are
+/// folded into "others".
+pub const DEFAULT_MIN_GAMES: u64 = 1;
 
 impl Query {
     /// The query of a position with no filter and the defaults.
@@ -420,6 +454,8 @@ impl Query {
             limit: 0,
             top_games: DEFAULT_TOP_GAMES,
             top_move: None,
+            min_games: 0,
+            novelties: None,
         }
     }
 
@@ -458,6 +494,8 @@ impl Query {
             limit,
             top_games,
             top_move,
+            min_games: 0,
+            novelties: None,
         })
     }
 }

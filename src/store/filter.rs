@@ -177,6 +177,18 @@ pub(super) fn date_text(month: u32, day: u8) -> Option<String> {
     })
 }
 
+/// The year of a month code (see [`date_code`]), `None` for no date.
+pub(super) fn year_of(month: u32) -> Option<u32> {
+    month.checked_sub(1).map(|c| c / 13)
+}
+
+/// The year and month of a month code, `None` for no date or a year alone.
+pub(super) fn calendar_month(month: u32) -> Option<(u16, u8)> {
+    let c = month.checked_sub(1)?;
+    let m = (c % 13) as u8;
+    (m > 0).then_some(((c / 13) as u16, m))
+}
+
 /// The bucket of a game: `month × PER_MONTH + (band × SPEEDS + speed) × MODES + mode`.
 pub(super) fn bucket(month: u32, band: u8, speed: Option<Speed>, mode: Option<Mode>) -> u32 {
     let speed = speed.map_or(0, |s| 1 + u32::from(s.code()));
@@ -267,10 +279,16 @@ pub(super) struct Matcher {
 impl Matcher {
     /// Whether games of this bucket pass.
     pub(super) fn passes(&self, bucket: u32) -> bool {
-        self.rest[(bucket % PER_MONTH) as usize] && self.month_passes(bucket / PER_MONTH)
+        self.rest_passes(bucket % PER_MONTH) && self.month_passes(bucket / PER_MONTH)
     }
 
-    fn month_passes(&self, month: u32) -> bool {
+    /// Whether band, speed and mode of `rest` (`bucket % PER_MONTH`) pass.
+    pub(super) fn rest_passes(&self, rest: u32) -> bool {
+        self.rest.get(rest as usize).copied().unwrap_or(false)
+    }
+
+    /// Whether games of this month code pass the month bounds.
+    pub(super) fn month_passes(&self, month: u32) -> bool {
         if self.since.is_none() && self.until.is_none() {
             return true;
         }

@@ -4,6 +4,7 @@
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::{
+    buckets::Buckets,
     model::{PositionKey, StoredGame},
     players::Players,
     sql,
@@ -55,6 +56,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "005_evals",
         sql: include_str!("../../schema/005_evals.sql"),
         then: None,
+    },
+    Migration {
+        name: "007_answers",
+        sql: include_str!("../../schema/007_answers.sql"),
+        then: Some(Store::rebuild_busy),
     },
 ];
 
@@ -121,6 +127,33 @@ pub(super) fn check_read_only(conn: &Connection) -> Result<(), StoreError> {
 }
 
 impl Store {
+    /// Rewrites every busy position's summary and buckets in the current formats, counted
+    /// again from its links and the stored games (a migration's Rust step, in the caller's
+    /// transaction; the links and the range rows stay as they are).
+    pub(super) fn rebuild_busy(&self) -> Result<(), StoreError> {
+        let keys: Vec<i64> = {
+            let mut stmt = self.conn.prepare(sql::BUSY_KEYS)?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        for rowid in keys {
+            let key = PositionKey::from_rowid(rowid);
+            let row = self.busy_row_links(key)?;
+            let (summary, games) = self.summarize(&row)?;
+            let mut buckets = Buckets::default();
+            buckets.add(
+                row.iter()
+                    .zip(&games)
+                    .map(|(l, g)| (l.mv, l.game, g.facts().game_facts()))
+                    .collect(),
+            );
+            self.conn
+                .prepare_cached(sql::UPDATE_BUSY_BLOBS)?
+                .execute(rusqlite::params![rowid, summary.encode(), buckets.encode()])?;
+        }
+        Ok(())
+    }
+
     /// Recomputes the statistics of every position and every game's facts row from the
     /// stored games, in the caller's transaction (a migration's Rust step; the position and
     /// facts tables are empty when it starts).

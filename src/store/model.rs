@@ -7,7 +7,7 @@ use std::fmt;
 
 use crate::{
     formats::{
-        facts::{Mode, Speed},
+        facts::{Mode, Speed, Termination},
         Source, Tags,
     },
     rules::{Color, Move, Outcome, Variant},
@@ -136,10 +136,44 @@ pub struct MoveRow {
     pub first_date: Option<String>,
     /// Latest date.
     pub last_date: Option<String>,
+    /// A game played on `first_date` (of those, the smallest id); `None` when no dated game
+    /// was counted with its id.
+    pub first_game: Option<i64>,
+    /// Sum of the years of the games with a known date (a year at least).
+    pub year_sum: u64,
+    /// How many games `year_sum` holds.
+    pub dated: u64,
+    /// Only in the row of the games that ended here (`mv == None`): its games by how they
+    /// ended, indexed by [`Termination::code`] (0 = unknown).
+    pub endings: [u64; ENDINGS],
+    /// Only in the rows of [`super::Store::player_moves`]: the player's results and their
+    /// opponents' ratings.
+    pub player: PlayerCounts,
+}
+
+/// Slots of [`MoveRow::endings`]: unknown, then one per [`Termination`].
+pub const ENDINGS: usize = 1 + Termination::ALL.len();
+
+/// A game as a [`MoveRow`] counts it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Played<'a> {
+    /// Game id.
+    pub id: i64,
+    /// Result, first player's view (`None` = unknown).
+    pub result: Option<Outcome>,
+    /// The players' ratings.
+    pub ratings: [Option<u32>; 2],
+    /// Date as stored (`YYYY[-MM[-DD]]`).
+    pub date: Option<&'a str>,
+    /// The year of `date`, when it is a date the store reads (see `filter::date_code`).
+    pub year: Option<u32>,
+    /// How the game ended.
+    pub termination: Option<Termination>,
 }
 
 impl MoveRow {
-    /// Counts one more game: its result (`None` = unknown), its players' ratings and date.
+    /// Counts one more game: its result (`None` = unknown), its players' ratings and date
+    /// (without its id: `first_game` is left as it is, and no year is counted).
     pub fn add_game(
         &mut self,
         result: Option<Outcome>,
@@ -147,27 +181,143 @@ impl MoveRow {
         date: Option<&str>,
     ) {
         self.counts.add_game(result, ratings);
-        self.widen_dates(date, date);
+        self.take_first(date, None);
+        self.widen_last(date);
+    }
+
+    /// Counts one more game with everything a row keeps of it.
+    ///
+    /// ```
+    /// use qipu::store::{MoveRow, Played};
+    /// let mut r = MoveRow::default();
+    /// r.count(&Played { id: 7, date: Some("2020-05"), year: Some(2020), ..Played::default() });
+    /// r.count(&Played { id: 3, date: Some("2020-05"), year: Some(2020), ..Played::default() });
+    /// r.count(&Played { id: 1, date: Some("2021"), year: Some(2021), ..Played::default() });
+    /// assert_eq!((r.first_date.as_deref(), r.first_game), (Some("2020-05"), Some(3)));
+    /// assert_eq!((r.year_sum, r.dated, r.counts.games), (6061, 3, 3));
+    /// ```
+    pub fn count(&mut self, g: &Played<'_>) {
+        self.counts.add_game(g.result, g.ratings);
+        self.take_first(g.date, Some(g.id));
+        self.widen_last(g.date);
+        if let Some(y) = g.year {
+            self.year_sum += u64::from(y);
+            self.dated += 1;
+        }
+        if self.mv.is_none() {
+            self.endings[g.termination.map_or(0, |t| usize::from(t.code()))] += 1;
+        }
     }
 
     /// Adds another row's games (same move, or a transposition or mirror of it).
     pub fn merge(&mut self, other: &MoveRow) {
         self.counts.merge(&other.counts);
-        self.widen_dates(other.first_date.as_deref(), other.last_date.as_deref());
+        self.take_first(other.first_date.as_deref(), other.first_game);
+        self.widen_last(other.last_date.as_deref());
+        self.year_sum += other.year_sum;
+        self.dated += other.dated;
+        for (a, b) in self.endings.iter_mut().zip(other.endings) {
+            *a += b;
+        }
+        self.player.merge(&other.player);
     }
 
-    /// Widens the date range to cover `first` and `last`.
-    fn widen_dates(&mut self, first: Option<&str>, last: Option<&str>) {
-        if let Some(d) = first {
-            if self.first_date.as_deref().is_none_or(|f| d < f) {
-                self.first_date = Some(d.to_string());
-            }
+    /// Takes `date` (and its game) as the first date if it is earlier, or the same date with
+    /// a smaller game id.
+    fn take_first(&mut self, date: Option<&str>, game: Option<i64>) {
+        let Some(d) = date else { return };
+        let earlier = match self.first_date.as_deref() {
+            None => true,
+            Some(f) => (d, game.unwrap_or(i64::MAX)) < (f, self.first_game.unwrap_or(i64::MAX)),
+        };
+        if earlier {
+            self.first_date = Some(d.to_string());
+            self.first_game = game;
         }
+    }
+
+    /// Widens the last date to cover `last`.
+    fn widen_last(&mut self, last: Option<&str>) {
         if let Some(d) = last {
             if self.last_date.as_deref().is_none_or(|l| d > l) {
                 self.last_date = Some(d.to_string());
             }
         }
+    }
+}
+
+/// One player's games in a row: their results and their opponents' known ratings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlayerCounts {
+    /// Games.
+    pub games: u64,
+    /// Won by the player.
+    pub wins: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Lost by the player.
+    pub losses: u64,
+    /// Sum of the opponents' known ratings.
+    pub opponent_rating_sum: u64,
+    /// How many ratings `opponent_rating_sum` holds.
+    pub opponent_rating_count: u64,
+}
+
+impl PlayerCounts {
+    /// Counts a game the player played as `side`.
+    pub fn add_game(&mut self, side: Color, result: Option<Outcome>, ratings: [Option<u32>; 2]) {
+        self.games += 1;
+        match result {
+            Some(Outcome::Draw) => self.draws += 1,
+            Some(Outcome::Decisive { winner }) if winner == side => self.wins += 1,
+            Some(Outcome::Decisive { .. }) => self.losses += 1,
+            None => {}
+        }
+        let opponent = match side {
+            Color::First => ratings[1],
+            Color::Second => ratings[0],
+        };
+        if let Some(r) = opponent {
+            self.opponent_rating_sum += u64::from(r);
+            self.opponent_rating_count += 1;
+        }
+    }
+
+    /// Adds another player's counts.
+    pub fn merge(&mut self, o: &PlayerCounts) {
+        self.games += o.games;
+        self.wins += o.wins;
+        self.draws += o.draws;
+        self.losses += o.losses;
+        self.opponent_rating_sum += o.opponent_rating_sum;
+        self.opponent_rating_count += o.opponent_rating_count;
+    }
+}
+
+/// The results of a position's games of one month (its history).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MonthCounts {
+    /// Year.
+    pub year: u16,
+    /// Month, 1–12.
+    pub month: u8,
+    /// Games.
+    pub games: u64,
+    /// Won by the first player.
+    pub first_wins: u64,
+    /// Drawn.
+    pub draws: u64,
+    /// Won by the second player.
+    pub second_wins: u64,
+}
+
+impl MonthCounts {
+    /// Adds games by result.
+    pub fn add(&mut self, c: &GameCounts) {
+        self.games += c.games;
+        self.first_wins += c.first_wins;
+        self.draws += c.draws;
+        self.second_wins += c.second_wins;
     }
 }
 
@@ -202,6 +352,8 @@ pub struct GameThrough {
     pub speed: Option<Speed>,
     /// Rated or casual, when known.
     pub mode: Option<Mode>,
+    /// How the game ended, when known.
+    pub termination: Option<Termination>,
 }
 
 impl GameThrough {
@@ -303,6 +455,11 @@ pub struct PositionStats {
     pub openings: Vec<OpeningRow>,
     /// The best games through it: best rated first, then latest, then by id.
     pub top: Vec<GameThrough>,
+    /// The latest games through it: latest date first, then the greater id.
+    pub recent: Vec<GameThrough>,
+    /// Its games per month of play, by month (games dated to a year only, or not at all,
+    /// are in no month); months without games are left out.
+    pub history: Vec<MonthCounts>,
 }
 
 /// Games by result, and the known ratings of their players.
@@ -330,6 +487,10 @@ pub struct GameCounts {
     pub rating_sum: u64,
     /// How many ratings `rating_sum` holds.
     pub rating_count: u64,
+    /// Sum of the known ratings of the first player (the second's are the rest).
+    pub first_rating_sum: u64,
+    /// How many ratings `first_rating_sum` holds.
+    pub first_rating_count: u64,
 }
 
 impl GameCounts {
@@ -350,6 +511,31 @@ impl GameCounts {
             self.rating_sum += u64::from(r);
             self.rating_count += 1;
         }
+        if let Some(r) = ratings[0] {
+            self.first_rating_sum += u64::from(r);
+            self.first_rating_count += 1;
+        }
+    }
+
+    /// The mean known rating of `side`'s players, `None` when none is known.
+    ///
+    /// ```
+    /// use qipu::{rules::Color, store::GameCounts};
+    /// let mut c = GameCounts::default();
+    /// c.add_game(None, [Some(2500), Some(2000)]);
+    /// c.add_game(None, [None, Some(2100)]);
+    /// assert_eq!(c.mean_rating(Color::First), Some(2500.0));
+    /// assert_eq!(c.mean_rating(Color::Second), Some(2050.0));
+    /// ```
+    pub fn mean_rating(&self, side: Color) -> Option<f64> {
+        let (sum, n) = match side {
+            Color::First => (self.first_rating_sum, self.first_rating_count),
+            Color::Second => (
+                self.rating_sum.saturating_sub(self.first_rating_sum),
+                self.rating_count.saturating_sub(self.first_rating_count),
+            ),
+        };
+        (n > 0).then(|| sum as f64 / n as f64)
     }
 
     /// The score of `side`: its wins plus half the draws, over the games with a known
@@ -383,6 +569,8 @@ impl GameCounts {
         self.second_wins += other.second_wins;
         self.rating_sum += other.rating_sum;
         self.rating_count += other.rating_count;
+        self.first_rating_sum += other.first_rating_sum;
+        self.first_rating_count += other.first_rating_count;
     }
 }
 

@@ -9,10 +9,10 @@ use rusqlite::OptionalExtension;
 
 use super::{
     filter::BucketFilter,
-    links::move_code,
-    model::{MoveRow, PlayerRow, PositionKey},
+    links::{move_code, Link},
+    model::{MonthCounts, MoveRow, PlayerRow, PositionKey, PositionStats},
     ranges::Entry,
-    read::add_counted,
+    read::{add_counted, add_history, recent_games},
     sql, Store, StoreError,
 };
 use crate::{
@@ -132,7 +132,8 @@ impl Store {
     }
 
     /// The moves one player's games played at a position (by key), counting only the games
-    /// that pass `filter`, like [`Store::moves_filtered`]: `player` is matched after folding
+    /// that pass `filter`, like [`Store::moves_filtered`], each row with the player's results
+    /// and their opponents' ratings ([`MoveRow::player`]): `player` is matched after folding
     /// (the whole folded name, not a part of it), `side` keeps only the games where they
     /// played that side. Reads the player's game ids from the index, and then, for a quiet
     /// position, its at most `LIST_MAX` links; for a busy one, replays the player's games to
@@ -147,6 +148,72 @@ impl Store {
         key: PositionKey,
         filter: &BucketFilter,
     ) -> Result<Vec<MoveRow>, StoreError> {
+        Ok(self.player_counts(player, side, key, filter)?.0)
+    }
+
+    /// [`Store::player_moves`] with the history of those games and, as in
+    /// [`Store::lookup_filtered`], every one of them as candidates for the best games (`top`,
+    /// not ranked) and the latest `top` of them. No opening labels.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails or a row is corrupt.
+    pub fn player_lookup(
+        &self,
+        player: &str,
+        side: Option<Color>,
+        key: PositionKey,
+        filter: &BucketFilter,
+        top: usize,
+    ) -> Result<PositionStats, StoreError> {
+        let (moves, history, links) = self.player_counts(player, side, key, filter)?;
+        let games = if top == 0 {
+            Vec::new()
+        } else {
+            self.throughs(&links)?
+        };
+        Ok(PositionStats {
+            moves,
+            openings: Vec::new(),
+            top: games.iter().map(|t| t.game.clone()).collect(),
+            recent: recent_games(games, top),
+            history,
+        })
+    }
+
+    /// The rows, the history and the links of one player's games through a position that
+    /// pass `filter`.
+    fn player_counts(
+        &self,
+        player: &str,
+        side: Option<Color>,
+        key: PositionKey,
+        filter: &BucketFilter,
+    ) -> Result<PlayerCounted, StoreError> {
+        let through = self.player_links(player, side, key)?;
+        let matcher = filter.matcher();
+        let mut rows: Vec<MoveRow> = Vec::new();
+        let mut history = Vec::new();
+        let mut links = Vec::new();
+        for (l, played) in through {
+            let f = self.game_facts(l.game)?;
+            if matcher.passes(f.bucket) {
+                let i = add_counted(&mut rows, l.mv, l.game, &f)?;
+                rows[i].player.add_game(played, f.result, f.ratings);
+                add_history(&mut history, &f);
+                links.push(l);
+            }
+        }
+        Ok((rows, history, links))
+    }
+
+    /// One player's games through a position (by id), each with the move played there and
+    /// the side the player had (the first, if they had both).
+    fn player_links(
+        &self,
+        player: &str,
+        side: Option<Color>,
+        key: PositionKey,
+    ) -> Result<Vec<(Link, Color)>, StoreError> {
         let folded = fold(player);
         let Some(id) = self
             .conn
@@ -157,33 +224,45 @@ impl Store {
             return Ok(Vec::new());
         };
         let mut stmt = self.conn.prepare_cached(sql::PLAYER_GAMES)?;
-        let mut games: Vec<i64> = stmt
+        let mut games: Vec<(i64, Color)> = stmt
             .query_map(rusqlite::params![id], |r| {
                 Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
             })?
             .filter_map(|row| match row {
-                Ok((s, g)) if side.is_none_or(|c| side_code(c) == s) => Some(Ok(g)),
-                Ok(_) => None,
+                Ok((s, g)) => {
+                    let c = if s == side_code(Color::First) {
+                        Color::First
+                    } else {
+                        Color::Second
+                    };
+                    side.is_none_or(|want| want == c).then_some(Ok((g, c)))
+                }
                 Err(e) => Some(Err(e)),
             })
             .collect::<Result<_, _>>()?;
-        games.sort_unstable();
-        games.dedup();
-        // (game, move code) of the player's games through the position.
-        let mut through: Vec<(i64, u16)> = Vec::new();
+        games.sort_unstable_by_key(|(g, c)| (*g, side_code(*c)));
+        games.dedup_by_key(|(g, _)| *g);
+        let find = |g: i64| {
+            games
+                .binary_search_by_key(&g, |p| p.0)
+                .ok()
+                .map(|i| games[i].1)
+        };
+        // The player's games through the position, with the move played there.
+        let mut through: Vec<(Link, Color)> = Vec::new();
         match self.entry(key)? {
             None => return Ok(Vec::new()),
             Some(Entry::Quiet(links)) => {
                 for l in links {
-                    if games.binary_search(&l.game).is_ok() {
-                        through.push((l.game, l.mv));
+                    if let Some(c) = find(l.game) {
+                        through.push((l, c));
                     }
                 }
             }
             Some(Entry::Busy) => {
                 let max_ply = self.max_ply()?.unwrap_or(super::DEFAULT_MAX_PLY);
                 let mut moves_of = self.conn.prepare_cached(sql::GAME_LINE)?;
-                for &g in &games {
+                for &(g, c) in &games {
                     let line = moves_of
                         .query_row([g], |r| {
                             Ok((
@@ -212,19 +291,20 @@ impl Store {
                         .iter()
                         .find(|p| p.0 == key.0)
                     {
-                        through.push((g, move_code(mv)));
+                        through.push((
+                            Link {
+                                game: g,
+                                mv: move_code(mv),
+                            },
+                            c,
+                        ));
                     }
                 }
             }
         }
-        let matcher = filter.matcher();
-        let mut rows: Vec<MoveRow> = Vec::new();
-        for (g, code) in through {
-            let f = self.game_facts(g)?;
-            if matcher.passes(f.bucket) {
-                add_counted(&mut rows, code, &f)?;
-            }
-        }
-        Ok(rows)
+        Ok(through)
     }
 }
+
+/// What [`Store::player_counts`] gives: rows, history, links.
+type PlayerCounted = (Vec<MoveRow>, Vec<MonthCounts>, Vec<Link>);

@@ -5,16 +5,16 @@ use rusqlite::{OptionalExtension, Row};
 use super::{
     buckets::{self, Buckets},
     codec::{result_from_code, unpack_moves, variant_code, variant_from_code},
-    filter::BucketFilter,
+    filter::{calendar_month, year_of, BucketFilter, Matcher, PER_MONTH},
     game_facts::GameFacts,
     links::{decode_links, move_code, move_from_code, Link},
     model::{
-        DbStats, GameThrough, MoveRow, OpeningRow, PositionKey, PositionStats, StoredGame,
-        VariantCount,
+        DbStats, GameCounts, GameThrough, MonthCounts, MoveRow, OpeningRow, Played, PositionKey,
+        PositionStats, StoredGame, VariantCount,
     },
     ranges::{self, Entry},
     sql,
-    summary::{Facts, Summary, TOP_KEPT},
+    summary::{self, Facts, Summary, TOP_KEPT},
     Store, StoreError,
 };
 use crate::{
@@ -110,7 +110,7 @@ struct Play {
 /// A game through a position as the statistics read it: the game, its opening label and
 /// how it was played.
 pub(super) struct Through {
-    game: GameThrough,
+    pub(super) game: GameThrough,
     label: Option<String>,
     play: Play,
 }
@@ -206,6 +206,7 @@ fn through_row(r: &Row<'_>) -> rusqlite::Result<(i64, GameThrough, i64, Play)> {
         second_formation: r.get(10)?,
         speed: None,
         mode: None,
+        termination: None,
     };
     let play = Play {
         speed: play_code(r.get(12)?).and_then(Speed::from_code),
@@ -215,6 +216,7 @@ fn through_row(r: &Row<'_>) -> rusqlite::Result<(i64, GameThrough, i64, Play)> {
     let game = GameThrough {
         speed: play.speed,
         mode: play.mode,
+        termination: play.termination,
         ..game
     };
     Ok((id, game, r.get(11)?, play))
@@ -264,6 +266,17 @@ impl Store {
         PositionRow::decode(key, summary.as_deref(), &links, buckets.as_deref())
     }
 
+    /// A busy position's links, whatever its other blobs hold (the migration that rewrites
+    /// them reads only these).
+    pub(super) fn busy_row_links(&self, key: PositionKey) -> Result<Vec<Link>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql::BUSY_LINKS)?;
+        let links: Option<Vec<u8>> = stmt.query_row([key.to_rowid()], |r| r.get(0)).optional()?;
+        let Some(links) = links else {
+            return Err(StoreError::Corrupt(format!("position {key} has no row")));
+        };
+        decode_links(&links).map_err(|e| at_position(key, e))
+    }
+
     /// The games through a position (and its summary if it is busy), if any game went
     /// through it.
     pub(super) fn position_row(&self, key: PositionKey) -> Result<Option<PositionRow>, StoreError> {
@@ -288,9 +301,22 @@ impl Store {
         Through::new(game, variant, play, mv)
     }
 
+    /// A game as the explorer lists it (players, ratings, result, date, event …), by id;
+    /// `None` if no game has that id.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn game_brief(&self, id: i64) -> Result<Option<GameThrough>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql::THROUGH_BY_ID)?;
+        Ok(stmt
+            .query_row([id], through_row)
+            .optional()?
+            .map(|(_, g, _, _)| g))
+    }
+
     /// The games behind some links (sorted by id). Many links close together are joined
     /// with one scan of the games in their id range rather than looked up one by one.
-    fn throughs(&self, links: &[Link]) -> Result<Vec<Through>, StoreError> {
+    pub(super) fn throughs(&self, links: &[Link]) -> Result<Vec<Through>, StoreError> {
         let (Some(first), Some(last)) = (links.first(), links.last()) else {
             return Ok(Vec::new());
         };
@@ -321,7 +347,8 @@ impl Store {
         let games = self.throughs(links)?;
         let mut summary = Summary::default();
         for (l, g) in links.iter().zip(&games) {
-            summary.add(l.game, l.mv, &g.facts())?;
+            let facts = g.facts();
+            summary.add(l.game, l.mv, &facts, &facts.game_facts())?;
         }
         Ok((summary, games))
     }
@@ -374,22 +401,32 @@ impl Store {
                     )));
                 };
                 let s = Summary::decode(&summary).map_err(|e| at_position(key, e))?;
-                let top = if top <= s.top.len() || s.top.len() < TOP_KEPT {
-                    s.top
-                        .iter()
-                        .take(top)
-                        .map(|b| Ok(self.through(b.link.game, b.link.mv)?.game))
-                        .collect::<Result<_, StoreError>>()?
+                let complete = |kept: usize| top <= kept || kept < TOP_KEPT;
+                let (best, recent) = if complete(s.top.len()) && complete(s.recent.len()) {
+                    let read = |l: &Link| Ok(self.through(l.game, l.mv)?.game);
+                    (
+                        s.top
+                            .iter()
+                            .take(top)
+                            .map(|b| read(&b.link))
+                            .collect::<Result<_, StoreError>>()?,
+                        s.recent
+                            .iter()
+                            .take(top)
+                            .map(|r| read(&r.link))
+                            .collect::<Result<_, StoreError>>()?,
+                    )
                 } else {
-                    self.games_through(key, None)?
-                        .into_iter()
-                        .take(top)
-                        .collect()
+                    let row = self.busy_row(key)?;
+                    let games = self.throughs(&row.links)?;
+                    (best_games_of(&games, top), recent_games(games, top))
                 };
                 Ok(PositionStats {
                     moves: s.moves,
                     openings: sort_openings(s.labels),
-                    top,
+                    top: best,
+                    recent,
+                    history: s.history,
                 })
             }
             Some(Entry::Quiet(links)) => {
@@ -397,8 +434,174 @@ impl Store {
                 Ok(PositionStats {
                     moves: s.moves,
                     openings: sort_openings(s.labels),
-                    top: best_games(games, top),
+                    top: best_games_of(&games, top),
+                    recent: recent_games(games, top),
+                    history: s.history,
                 })
+            }
+        }
+    }
+
+    /// [`Store::lookup`] counting only the games that pass `filter` (with an empty filter,
+    /// the same answer): the moves, the history and the latest `top` games of those games,
+    /// the opening labels of every game through the position (the name is the position's),
+    /// and as `top` the candidates for the best games, not ranked and not cut to `top`: a
+    /// position of at most [`LIST_MAX`](super::LIST_MAX) games, or of at most 1,000 games
+    /// whose kept best games are fewer than its games, gives every game that passes; a busier
+    /// one the kept best games ([`TOP_KEPT`]) that pass; the latest games likewise. A busy
+    /// position is read in one row (summary and buckets); only the listed games are read.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails or a row is corrupt.
+    pub fn lookup_filtered(
+        &self,
+        key: PositionKey,
+        filter: &BucketFilter,
+        top: usize,
+    ) -> Result<PositionStats, StoreError> {
+        if filter.is_empty() {
+            return self.lookup(key, top);
+        }
+        let matcher = filter.matcher();
+        match self.entry(key)? {
+            None => Ok(PositionStats::default()),
+            Some(Entry::Quiet(links)) => {
+                // The few games are read once: for the labels, the counts and the lists.
+                let (s, games) = self.summarize(&links)?;
+                let mut rows: Vec<MoveRow> = Vec::new();
+                let mut history = Vec::new();
+                let mut passing = Vec::new();
+                for (l, t) in links.iter().zip(games) {
+                    let g = t.facts().game_facts();
+                    if matcher.passes(g.bucket) {
+                        add_counted(&mut rows, l.mv, l.game, &g)?;
+                        add_history(&mut history, &g);
+                        passing.push(t);
+                    }
+                }
+                Ok(PositionStats {
+                    moves: rows,
+                    openings: sort_openings(s.labels),
+                    top: passing.iter().map(|t| t.game.clone()).collect(),
+                    recent: recent_games(passing, top),
+                    history,
+                })
+            }
+            Some(Entry::Busy) => {
+                let mut stmt = self.conn.prepare_cached(sql::BUSY_SUMMARY_BUCKETS)?;
+                let raw: Option<(Option<Vec<u8>>, Option<Vec<u8>>)> = stmt
+                    .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()?;
+                let (Some(summary), Some(blob)) = raw.unwrap_or_default() else {
+                    return Err(StoreError::Corrupt(format!(
+                        "position {key} is marked busy but has no summary or no buckets"
+                    )));
+                };
+                let s = Summary::decode(&summary).map_err(|e| at_position(key, e))?;
+                let summed = buckets::sum(&blob, &matcher).map_err(|e| at_position(key, e))?;
+                let (best, recent) = if top == 0 {
+                    (Vec::new(), Vec::new())
+                } else {
+                    self.filtered_lists(key, &s, &matcher, top)?
+                };
+                Ok(PositionStats {
+                    moves: summed.rows,
+                    openings: sort_openings(s.labels),
+                    top: best,
+                    recent,
+                    history: summed.history,
+                })
+            }
+        }
+    }
+
+    /// A busy position's candidates for the best games and its latest `top` games among those
+    /// that pass `matcher` (see [`Store::lookup_filtered`]).
+    fn filtered_lists(
+        &self,
+        key: PositionKey,
+        s: &Summary,
+        matcher: &Matcher,
+        top: usize,
+    ) -> Result<(Vec<GameThrough>, Vec<GameThrough>), StoreError> {
+        let all: u64 = s.moves.iter().map(|r| r.counts.games).sum();
+        if all <= TOP_FROM_ALL_UNDER && all > s.top.len() as u64 {
+            let row = self.busy_row(key)?;
+            let games: Vec<Through> = self
+                .throughs(&row.links)?
+                .into_iter()
+                .filter(|t| matcher.passes(t.facts().game_facts().bucket))
+                .collect();
+            return Ok((
+                games.iter().map(|t| t.game.clone()).collect(),
+                recent_games(games, top),
+            ));
+        }
+        let read = |l: &Link| Ok(self.through(l.game, l.mv)?.game);
+        let best = s
+            .top
+            .iter()
+            .filter(|b| matcher.passes(b.bucket))
+            .map(|b| read(&b.link))
+            .collect::<Result<_, StoreError>>()?;
+        let recent = s
+            .recent
+            .iter()
+            .filter(|r| matcher.passes(r.bucket))
+            .take(top)
+            .map(|r| read(&r.link))
+            .collect::<Result<_, StoreError>>()?;
+        Ok((best, recent))
+    }
+
+    /// How many games went through a position (by key) that pass `filter`: a quiet position's
+    /// links (their facts rows with a filter), a busy one's summary, or with a filter one walk
+    /// of its buckets' entry of every game.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails or a row is corrupt.
+    pub fn games_at(&self, key: PositionKey, filter: &BucketFilter) -> Result<u64, StoreError> {
+        let matcher = (!filter.is_empty()).then(|| filter.matcher());
+        match (self.entry(key)?, matcher) {
+            (None, _) => Ok(0),
+            (Some(Entry::Quiet(links)), None) => Ok(links.len() as u64),
+            (Some(Entry::Quiet(links)), Some(m)) => {
+                let mut n = 0;
+                for l in &links {
+                    n += u64::from(m.passes(self.game_facts(l.game)?.bucket));
+                }
+                Ok(n)
+            }
+            (Some(Entry::Busy), None) => {
+                let blob: Option<Vec<u8>> = self
+                    .conn
+                    .prepare_cached(sql::BUSY_SUMMARY)?
+                    .query_row([key.to_rowid()], |r| r.get(0))
+                    .optional()?
+                    .flatten();
+                match blob {
+                    Some(b) => summary::games(&b).map_err(|e| at_position(key, e)),
+                    None => Err(StoreError::Corrupt(format!(
+                        "position {key} is marked busy but has no summary"
+                    ))),
+                }
+            }
+            (Some(Entry::Busy), Some(m)) => {
+                let mut stmt = self.conn.prepare_cached(sql::BUSY_BUCKETS)?;
+                let n = stmt
+                    .query_row([key.to_rowid()], |r| {
+                        Ok(r.get_ref(0)?
+                            .as_blob_or_null()?
+                            .map(|b| buckets::total(b, &m)))
+                    })
+                    .optional()?
+                    .flatten();
+                match n {
+                    Some(n) => n.map_err(|e| at_position(key, e)),
+                    None => Err(StoreError::Corrupt(format!(
+                        "position {key} is marked busy but has no buckets"
+                    ))),
+                }
             }
         }
     }
@@ -462,7 +665,7 @@ impl Store {
                     .query_row([key.to_rowid()], |r| {
                         Ok(r.get_ref(0)?
                             .as_blob_or_null()?
-                            .map(|b| buckets::sum(b, &matcher)))
+                            .map(|b| buckets::sum(b, &matcher).map(|s| s.rows)))
                     })
                     .optional()?
                     .flatten();
@@ -478,7 +681,7 @@ impl Store {
                 for l in &links {
                     let g = self.game_facts(l.game)?;
                     if matcher.passes(g.bucket) {
-                        add_counted(&mut rows, l.mv, &g)?;
+                        add_counted(&mut rows, l.mv, l.game, &g)?;
                     }
                 }
                 Ok(rows)
@@ -517,7 +720,7 @@ impl Store {
         };
         let code = move_code(mv);
         let links: Vec<Link> = row.links.into_iter().filter(|l| l.mv == code).collect();
-        Ok(best_games(self.throughs(&links)?, limit))
+        Ok(best_games_of(&self.throughs(&links)?, limit))
     }
 
     /// Games through a position, best rated first, then latest; at most `limit` of them
@@ -536,7 +739,7 @@ impl Store {
                 let Some(row) = self.position_row(key)? else {
                     return Ok(Vec::new());
                 };
-                Ok(best_games(self.throughs(&row.links)?, usize::MAX))
+                Ok(best_games_of(&self.throughs(&row.links)?, usize::MAX))
             }
         }
     }
@@ -676,12 +879,17 @@ impl Store {
     }
 }
 
-/// Counts a game that played `code` into move rows kept sorted by move code.
+/// From this many games on, a filtered position lists its best and latest games from the ones
+/// its summary keeps rather than from all its games.
+const TOP_FROM_ALL_UNDER: u64 = 1_000;
+
+/// Counts a game (`id`) that played `code` into move rows kept sorted by move code.
 pub(super) fn add_counted(
     rows: &mut Vec<MoveRow>,
     code: u16,
+    id: i64,
     g: &GameFacts,
-) -> Result<(), StoreError> {
+) -> Result<usize, StoreError> {
     let i = match rows.binary_search_by_key(&code, |r| move_code(r.mv)) {
         Ok(i) => i,
         Err(i) => {
@@ -696,16 +904,63 @@ pub(super) fn add_counted(
             i
         }
     };
-    rows[i].add_game(g.result, g.ratings, g.date().as_deref());
-    Ok(())
+    let date = g.date();
+    rows[i].count(&Played {
+        id,
+        result: g.result,
+        ratings: g.ratings,
+        date: date.as_deref(),
+        year: year_of(g.month()),
+        termination: g.termination,
+    });
+    Ok(i)
+}
+
+/// Counts a game into a history kept by month (games without a calendar month are left out).
+pub(super) fn add_history(history: &mut Vec<MonthCounts>, g: &GameFacts) {
+    let Some((year, month)) = calendar_month(g.month()) else {
+        return;
+    };
+    let i = match history.binary_search_by_key(&(year, month), |h| (h.year, h.month)) {
+        Ok(i) => i,
+        Err(i) => {
+            history.insert(
+                i,
+                MonthCounts {
+                    year,
+                    month,
+                    ..MonthCounts::default()
+                },
+            );
+            i
+        }
+    };
+    let mut c = GameCounts::default();
+    c.add_game(g.result, g.ratings);
+    history[i].add(&c);
 }
 
 /// The best `n` of some games: best rated first, then latest, then by id.
-fn best_games(games: Vec<Through>, n: usize) -> Vec<GameThrough> {
-    let mut games: Vec<GameThrough> = games.into_iter().map(|t| t.game).collect();
+fn best_games_of(games: &[Through], n: usize) -> Vec<GameThrough> {
+    let mut games: Vec<GameThrough> = games.iter().map(|t| t.game.clone()).collect();
     games.sort_by_cached_key(GameThrough::top_key);
     games.truncate(n);
     games
+}
+
+/// The latest `n` of some games: by month code, day, then the greater id (as the summary
+/// keeps them).
+pub(super) fn recent_games(games: Vec<Through>, n: usize) -> Vec<GameThrough> {
+    let mut keyed: Vec<((u32, u8, i64), GameThrough)> = games
+        .into_iter()
+        .map(|t| {
+            let f = t.facts().game_facts();
+            ((f.bucket / PER_MONTH, f.day, t.game.id), t.game)
+        })
+        .collect();
+    keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    keyed.truncate(n);
+    keyed.into_iter().map(|(_, g)| g).collect()
 }
 
 /// Iterator returned by [`Store::games`].

@@ -66,6 +66,16 @@ pub(super) const GAME_FACTS: &str = "SELECT facts FROM game_facts WHERE id = ?1"
 /// Stores a game's facts.
 pub(super) const INSERT_GAME_FACTS: &str =
     "INSERT OR REPLACE INTO game_facts (id, facts) VALUES (?1, ?2)";
+/// Every busy position's key.
+pub(super) const BUSY_KEYS: &str = "SELECT key FROM positions ORDER BY key";
+/// A busy position's links alone.
+pub(super) const BUSY_LINKS: &str = "SELECT links FROM positions WHERE key = ?1";
+/// Rewrites a busy position's summary and buckets.
+pub(super) const UPDATE_BUSY_BLOBS: &str =
+    "UPDATE positions SET summary = ?2, buckets = ?3 WHERE key = ?1";
+/// A busy position's summary and buckets (not its links).
+pub(super) const BUSY_SUMMARY_BUCKETS: &str =
+    "SELECT summary, buckets FROM positions WHERE key = ?1";
 /// A busy position's summary alone.
 pub(super) const BUSY_SUMMARY: &str = "SELECT summary FROM positions WHERE key = ?1";
 

@@ -7,22 +7,36 @@
 //! game — keeps nothing else: its statistics are counted from those few games when asked. A
 //! busier one has a [`Summary`] too.
 //!
-//! Frozen layout (format 2; any change is a new format number):
+//! Frozen layout (format 3; any change is a new format number; format 2 is rebuilt by the
+//! migration of schema 7):
 //!
 //! ```text
-//! summary  = varint 2 (format)
+//! summary  = varint 3 (format)
 //!            varint n, then n × move row, by move code
 //!            varint n, then n × (string label, varint games), by label
-//!            varint n, then n × (varint top score, varint game id, varint move code), best first
+//!            varint n, then n × (varint top score, varint game id, varint move code,
+//!                                varint bucket), best first
+//!            varint n, then n × (varint game id, varint move code, varint bucket,
+//!                                varint day), latest first (by month code, day, id)
+//!            varint n, then n × (varint month code − previous, the first from 0,
+//!                                varint games, first_wins, draws, second_wins), by month:
+//!            the position's history (calendar months only)
 //! move row = varint move code, varint games, first_wins, draws, second_wins,
-//!            rating_sum, rating_count, string first_date, string last_date
+//!            rating_sum, rating_count, first_rating_sum, first_rating_count,
+//!            string first_date, string last_date, varint first game id + 1 (0 = none),
+//!            varint year_sum, varint dated,
+//!            varint k, then k × (varint termination code, varint games), by code
 //! string   = varint byte length, UTF-8 bytes (empty = none)
 //! ```
+//!
+//! The bucket of a kept game (see `filter`) lets a filtered question pick the kept games that
+//! pass without reading them.
 
 use super::{
+    filter::{calendar_month, year_of, PER_MONTH},
     game_facts::GameFacts,
     links::{move_code, move_from_code, Link},
-    model::{top_score, MoveRow, OpeningRow},
+    model::{top_score, MonthCounts, MoveRow, OpeningRow, Played, ENDINGS},
     varint::{self, Reader},
     StoreError,
 };
@@ -91,7 +105,7 @@ impl<'a> Facts<'a> {
 }
 
 /// Adds one game to a list of move rows kept sorted by move code.
-fn add_to_rows(rows: &mut Vec<MoveRow>, mv: Option<Move>, g: &Facts<'_>) {
+fn add_to_rows(rows: &mut Vec<MoveRow>, mv: Option<Move>, id: i64, g: &Facts<'_>, f: &GameFacts) {
     let code = move_code(mv);
     let i = match rows.binary_search_by_key(&code, |r| move_code(r.mv)) {
         Ok(i) => i,
@@ -106,7 +120,14 @@ fn add_to_rows(rows: &mut Vec<MoveRow>, mv: Option<Move>, g: &Facts<'_>) {
             i
         }
     };
-    rows[i].add_game(g.result, g.ratings, g.date);
+    rows[i].count(&Played {
+        id,
+        result: g.result,
+        ratings: g.ratings,
+        date: g.date,
+        year: year_of(f.month()),
+        termination: g.termination,
+    });
 }
 
 /// Adds one to a label's count in a list kept sorted by label.
@@ -130,6 +151,26 @@ pub(super) struct Best {
     pub score: u64,
     /// The game.
     pub link: Link,
+    /// Its bucket (see `filter`).
+    pub bucket: u32,
+}
+
+/// One of a position's latest games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Recent {
+    /// The game.
+    pub link: Link,
+    /// Its bucket (see `filter`).
+    pub bucket: u32,
+    /// Its day of the month (0 = none).
+    pub day: u8,
+}
+
+impl Recent {
+    /// Sort key, greater = later: month code, day, id.
+    fn key(&self) -> (u32, u8, i64) {
+        (self.bucket / PER_MONTH, self.day, self.link.game)
+    }
 }
 
 /// The precomputed statistics of a busy position.
@@ -141,20 +182,66 @@ pub(super) struct Summary {
     pub labels: Vec<OpeningRow>,
     /// The best [`TOP_KEPT`] games, best first, then by id.
     pub top: Vec<Best>,
+    /// The latest [`TOP_KEPT`] games, latest first (by month code, day, then the greater id).
+    pub recent: Vec<Recent>,
+    /// The games through the position per calendar month, by month.
+    pub history: Vec<MonthCounts>,
 }
 
-const SUMMARY_FORMAT: u64 = 2;
+const SUMMARY_FORMAT: u64 = 3;
 
 impl Summary {
-    /// Counts one game that played `mv` here.
-    pub(super) fn add(&mut self, id: i64, mv: u16, g: &Facts<'_>) -> Result<(), StoreError> {
-        add_to_rows(&mut self.moves, move_from_code(mv)?, g);
+    /// Counts one game that played `mv` here (`f`: what the buckets keep of it).
+    pub(super) fn add(
+        &mut self,
+        id: i64,
+        mv: u16,
+        g: &Facts<'_>,
+        f: &GameFacts,
+    ) -> Result<(), StoreError> {
+        add_to_rows(&mut self.moves, move_from_code(mv)?, id, g, f);
         if let Some(label) = g.label {
             add_label(&mut self.labels, label, 1);
+        }
+        if let Some((year, month)) = calendar_month(f.month()) {
+            let i = match self
+                .history
+                .binary_search_by_key(&(year, month), |h| (h.year, h.month))
+            {
+                Ok(i) => i,
+                Err(i) => {
+                    self.history.insert(
+                        i,
+                        MonthCounts {
+                            year,
+                            month,
+                            ..MonthCounts::default()
+                        },
+                    );
+                    i
+                }
+            };
+            let mut c = super::model::GameCounts::default();
+            c.add_game(g.result, g.ratings);
+            self.history[i].add(&c);
+        }
+        let recent = Recent {
+            link: Link { game: id, mv },
+            bucket: f.bucket,
+            day: f.day,
+        };
+        let i = self
+            .recent
+            .binary_search_by(|r| recent.key().cmp(&r.key()))
+            .unwrap_or_else(|i| i);
+        if i < TOP_KEPT {
+            self.recent.insert(i, recent);
+            self.recent.truncate(TOP_KEPT);
         }
         let entry = Best {
             score: g.top_score(),
             link: Link { game: id, mv },
+            bucket: f.bucket,
         };
         let i = self
             .top
@@ -182,6 +269,17 @@ impl Summary {
             varint::put_counts(&mut out, &m.counts);
             varint::put_str(&mut out, m.first_date.as_deref());
             varint::put_str(&mut out, m.last_date.as_deref());
+            varint::put(&mut out, m.first_game.map_or(0, |g| g.unsigned_abs() + 1));
+            varint::put(&mut out, m.year_sum);
+            varint::put(&mut out, m.dated);
+            varint::put(
+                &mut out,
+                m.endings.iter().filter(|n| **n > 0).count() as u64,
+            );
+            for (code, n) in m.endings.iter().enumerate().filter(|e| *e.1 > 0) {
+                varint::put(&mut out, code as u64);
+                varint::put(&mut out, *n);
+            }
         }
         varint::put(&mut out, self.labels.len() as u64);
         for l in &self.labels {
@@ -193,6 +291,24 @@ impl Summary {
             varint::put(&mut out, b.score);
             varint::put(&mut out, b.link.game.unsigned_abs());
             varint::put(&mut out, u64::from(b.link.mv));
+            varint::put(&mut out, u64::from(b.bucket));
+        }
+        varint::put(&mut out, self.recent.len() as u64);
+        for r in &self.recent {
+            varint::put(&mut out, r.link.game.unsigned_abs());
+            varint::put(&mut out, u64::from(r.link.mv));
+            varint::put(&mut out, u64::from(r.bucket));
+            varint::put(&mut out, u64::from(r.day));
+        }
+        varint::put(&mut out, self.history.len() as u64);
+        let mut prev = 0;
+        for h in &self.history {
+            let code = month_code(h);
+            varint::put(&mut out, u64::from(code - prev));
+            prev = code;
+            for n in [h.games, h.first_wins, h.draws, h.second_wins] {
+                varint::put(&mut out, n);
+            }
         }
         out
     }
@@ -209,14 +325,7 @@ impl Summary {
         let n: usize = r.int()?;
         let mut moves = Vec::with_capacity(n.min(1024));
         for _ in 0..n {
-            let mv = move_from_code(r.int()?)?;
-            let counts = r.counts()?;
-            moves.push(MoveRow {
-                mv,
-                counts,
-                first_date: r.str()?,
-                last_date: r.str()?,
-            });
+            moves.push(read_move_row(&mut r)?);
         }
         let n: usize = r.int()?;
         let mut labels = Vec::with_capacity(n.min(1024));
@@ -236,13 +345,113 @@ impl Summary {
                     game: r.int()?,
                     mv: r.int()?,
                 },
+                bucket: r.int()?,
+            });
+        }
+        let n: usize = r.int()?;
+        let mut recent = Vec::with_capacity(n.min(TOP_KEPT));
+        for _ in 0..n {
+            recent.push(Recent {
+                link: Link {
+                    game: r.int()?,
+                    mv: r.int()?,
+                },
+                bucket: r.int()?,
+                day: r.int()?,
+            });
+        }
+        let n: usize = r.int()?;
+        let mut history = Vec::with_capacity(n.min(1 << 14));
+        let mut code: u32 = 0;
+        for _ in 0..n {
+            let delta: u32 = r.int()?;
+            code = code
+                .checked_add(delta)
+                .filter(|c| history.is_empty() || delta > 0 && *c > 0)
+                .ok_or_else(|| StoreError::Corrupt("summary blob: bad month".into()))?;
+            let Some((year, month)) = calendar_month(code) else {
+                return Err(StoreError::Corrupt("summary blob: bad month".into()));
+            };
+            history.push(MonthCounts {
+                year,
+                month,
+                games: r.u64()?,
+                first_wins: r.u64()?,
+                draws: r.u64()?,
+                second_wins: r.u64()?,
             });
         }
         if !r.is_empty() {
             return Err(StoreError::Corrupt("summary blob: trailing bytes".into()));
         }
-        Ok(Summary { moves, labels, top })
+        Ok(Summary {
+            moves,
+            labels,
+            top,
+            recent,
+            history,
+        })
     }
+}
+
+/// Reads one move row of a summary blob.
+fn read_move_row(r: &mut Reader<'_>) -> Result<MoveRow, StoreError> {
+    let mv = move_from_code(r.int()?)?;
+    let counts = r.counts()?;
+    let (first_date, last_date) = (r.str()?, r.str()?);
+    let first_game = r
+        .u64()?
+        .checked_sub(1)
+        .map(i64::try_from)
+        .transpose()
+        .map_err(|_| StoreError::Corrupt("summary blob: bad first game".into()))?;
+    let (year_sum, dated) = (r.u64()?, r.u64()?);
+    let mut endings = [0; ENDINGS];
+    let k: usize = r.int()?;
+    if k > ENDINGS {
+        return Err(StoreError::Corrupt("summary blob: bad terminations".into()));
+    }
+    for _ in 0..k {
+        let code: usize = r.int()?;
+        *endings
+            .get_mut(code)
+            .ok_or_else(|| StoreError::Corrupt("summary blob: bad termination".into()))? =
+            r.u64()?;
+    }
+    Ok(MoveRow {
+        mv,
+        counts,
+        first_date,
+        last_date,
+        first_game,
+        year_sum,
+        dated,
+        endings,
+        ..MoveRow::default()
+    })
+}
+
+/// The games of a summary blob (every move row's, the games that ended here included), read
+/// from its move rows alone.
+pub(super) fn games(bytes: &[u8]) -> Result<u64, StoreError> {
+    let mut r = Reader::new(bytes, "summary");
+    let format = r.u64()?;
+    if format != SUMMARY_FORMAT {
+        return Err(StoreError::Corrupt(format!(
+            "summary blob: unknown format {format}"
+        )));
+    }
+    let n: usize = r.int()?;
+    let mut games: u64 = 0;
+    for _ in 0..n {
+        games = games.saturating_add(read_move_row(&mut r)?.counts.games);
+    }
+    Ok(games)
+}
+
+/// The month code (see `filter::date_code`) of a history entry.
+fn month_code(h: &MonthCounts) -> u32 {
+    1 + u32::from(h.year) * 13 + u32::from(h.month)
 }
 
 #[cfg(test)]
@@ -258,7 +467,11 @@ mod tests {
         });
         let mut s = Summary::default();
         for id in 1..=(TOP_KEPT as i64 + 20) {
-            let date = format!("{}", 1900 + id);
+            let date = if id % 4 == 0 {
+                format!("{}", 1900 + id)
+            } else {
+                format!("{}-{:02}-{:02}", 1900 + id, 1 + id % 12, 1 + id % 28)
+            };
             let g = Facts {
                 result: if id % 2 == 0 {
                     red
@@ -268,10 +481,16 @@ mod tests {
                 ratings: [Some(2000), None],
                 date: Some(&date),
                 label: (id % 3 == 0).then_some("C45"),
+                termination: (id == 111).then_some(Termination::Time),
                 ..Facts::default()
             };
-            s.add(id, if id == 111 { END_OF_GAME } else { h2e2 }, &g)
-                .unwrap();
+            s.add(
+                id,
+                if id == 111 { END_OF_GAME } else { h2e2 },
+                &g,
+                &g.game_facts(),
+            )
+            .unwrap();
         }
         let n = TOP_KEPT as u64 + 20;
         assert_eq!(s.moves.len(), 2);
@@ -280,7 +499,23 @@ mod tests {
         assert_eq!(s.moves[1].mv, None);
         assert_eq!(s.moves[0].counts.first_wins, n / 2);
         assert_eq!(s.moves[0].counts.rating_sum, 2000 * (n - 1));
-        assert_eq!(s.moves[0].first_date.as_deref(), Some("1901"));
+        assert_eq!(s.moves[0].first_date.as_deref(), Some("1901-02-02"));
+        assert_eq!(s.moves[0].first_game, Some(1));
+        assert_eq!(s.moves[1].endings[Termination::Time.code() as usize], 1);
+        assert_eq!(s.moves[0].dated, n - 1);
+        let years: u64 = (1..=n).filter(|&id| id != 111).map(|id| 1900 + id).sum();
+        assert_eq!(s.moves[0].year_sum, years);
+        // One month per game dated to the day, in order.
+        assert_eq!(s.history.len() as u64, n - n / 4);
+        assert!(s
+            .history
+            .windows(2)
+            .all(|w| (w[0].year, w[0].month) < (w[1].year, w[1].month)));
+        assert_eq!(s.history.iter().map(|h| h.games).sum::<u64>(), n - n / 4);
+        // The latest kept: the greatest year first.
+        assert_eq!(s.recent.len(), TOP_KEPT);
+        assert_eq!(s.recent[0].link.game, n as i64);
+        assert_eq!(s.recent[TOP_KEPT - 1].link.game, 21);
         assert_eq!(
             s.labels,
             vec![OpeningRow {

@@ -97,8 +97,9 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Appends a [`GameCounts`] as six varints: games, first wins, draws, second wins, rating
-/// sum, rating count (the order every blob that holds counts uses).
+/// Appends a [`GameCounts`] as eight varints: games, first wins, draws, second wins, rating
+/// sum, rating count, first player's rating sum, first player's rating count (the order
+/// every blob that holds counts uses: buckets format 2, summary format 3).
 pub(super) fn put_counts(out: &mut Vec<u8>, c: &GameCounts) {
     for n in [
         c.games,
@@ -107,6 +108,8 @@ pub(super) fn put_counts(out: &mut Vec<u8>, c: &GameCounts) {
         c.second_wins,
         c.rating_sum,
         c.rating_count,
+        c.first_rating_sum,
+        c.first_rating_count,
     ] {
         put(out, n);
     }
@@ -122,6 +125,8 @@ impl Reader<'_> {
             second_wins: self.u64()?,
             rating_sum: self.u64()?,
             rating_count: self.u64()?,
+            first_rating_sum: self.u64()?,
+            first_rating_count: self.u64()?,
         })
     }
 }

@@ -231,12 +231,12 @@ impl Store {
                 // The position becomes busy: its summary counts the games it had, then these.
                 let (mut summary, had) = self.summarize(&old)?;
                 let mut buckets = Buckets::default();
-                let mut games: Vec<(u16, GameFacts)> = old
-                    .iter()
-                    .zip(&had)
-                    .map(|(l, g)| (l.mv, g.facts().game_facts()))
-                    .collect();
-                buckets.add(&mut games);
+                buckets.add(
+                    old.iter()
+                        .zip(&had)
+                        .map(|(l, g)| (l.mv, l.game, g.facts().game_facts()))
+                        .collect(),
+                );
                 add_all(&mut summary, &mut buckets, &new())?;
                 self.write_busy(key, &summary, &merged, &buckets)?;
                 range.out.push_busy(key.to_rowid());
@@ -417,10 +417,9 @@ pub(super) fn add_all(
     games: &[(Link, &Counted<'_>)],
 ) -> Result<(), StoreError> {
     for (l, g) in games {
-        s.add(l.game, l.mv, &g.facts)?;
+        s.add(l.game, l.mv, &g.facts, &g.game)?;
     }
-    let mut counted: Vec<(u16, GameFacts)> = games.iter().map(|(l, g)| (l.mv, g.game)).collect();
-    b.add(&mut counted);
+    b.add(games.iter().map(|(l, g)| (l.mv, l.game, g.game)).collect());
     Ok(())
 }
 

@@ -8,7 +8,7 @@ use super::{
 use crate::{
     explorer::{
         line, lists_formations, parse_side, parse_speeds, parse_variant, resolve_start, Filter,
-        PartialDate, Query, DEFAULT_TOP_GAMES,
+        PartialDate, Query, DEFAULT_MIN_GAMES, DEFAULT_TOP_GAMES,
     },
     formats::facts::Mode,
     notation::parse_rules,
@@ -34,6 +34,8 @@ pub const PARAMS: &[&str] = &[
     "limit",
     "top_games",
     "top_move",
+    "min_games",
+    "novelties",
 ];
 
 /// Reads and checks the query of `/api/explore`: the line (its start from `variant`, `fen`
@@ -86,7 +88,7 @@ pub fn query(params: &Params) -> Result<Query, BadRequest> {
             .uint(key, u64::MAX)?
             .map(|n| usize::try_from(n).unwrap_or(usize::MAX)))
     };
-    Query::new(
+    let mut q = Query::new(
         line,
         filter,
         params.flag("mirror")?,
@@ -94,7 +96,12 @@ pub fn query(params: &Params) -> Result<Query, BadRequest> {
         count("top_games")?.unwrap_or(DEFAULT_TOP_GAMES),
         params.get("top_move"),
     )
-    .map_err(BadRequest)
+    .map_err(BadRequest)?;
+    q.min_games = params
+        .uint("min_games", u64::MAX)?
+        .unwrap_or(DEFAULT_MIN_GAMES);
+    q.novelties = params.parsed("novelties", str::parse::<PartialDate>)?;
+    Ok(q)
 }
 
 /// Whether the answer lists the formation pairs beside the position (`variant=janggi` with

@@ -7,7 +7,7 @@
 //! | `/` | the explorer page (HTML, script and style are embedded in the binary) |
 //! | `/api/status` | `{"version", "database", "books"}` |
 //! | `/api/position?variant=&fen=&moves=&rules=` | FEN, side to move, pieces, check, game end, legal moves (canonical and in WXF/Chinese or Korean) |
-//! | `/api/explore?variant=&fen=&setup=&moves=&rules=&since=&until=&min_rating=&max_rating=&player=&side=&event=&speed=&mode=&mirror=&limit=&top_games=&top_move=` | the JSON of `qipu explore --json` (each parameter read as the CLI reads the flag of the same name) |
+//! | `/api/explore?variant=&fen=&setup=&moves=&rules=&since=&until=&min_rating=&max_rating=&player=&side=&event=&speed=&mode=&mirror=&limit=&top_games=&top_move=&min_games=&novelties=` | the JSON of `qipu explore --json` (each parameter read as the CLI reads the flag of the same name) |
 //! | `/api/games/{id}` | a stored game: tags, moves, result, source, PGN text |
 //! | `/api/probe?book=&variant=&fen=&moves=` | the moves a `--book` holds for the position (`book` may be left out with one book) |
 //!

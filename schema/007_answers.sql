@@ -1,0 +1,8 @@
+-- qipu database, schema version 7 (numbered 007; applied after 005): the blobs of busy
+-- positions get what the explorer's answers need: per (move, bucket) the first player's
+-- rating sums, the first game and how ended games ended (buckets format 2, with a month
+-- directory and an entry of every game through the position), and in the summary the first
+-- game, years and endings per move, the latest kept games, the kept games' buckets and the
+-- position's history by month (summary format 3). No table changes: the Rust step of
+-- src/store/migrate.rs rebuilds every busy position's summary and buckets from its links
+-- and the stored games, in the same transaction.
