@@ -377,7 +377,7 @@ fn explores(
         .map(|(name, f)| (name.to_string(), Filter::from(f)))
         .collect();
     all.push((
-        format!("{player}"),
+        player.to_string(),
         Filter {
             player: Some(player.to_string()),
             ..Filter::default()

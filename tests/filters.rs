@@ -642,10 +642,13 @@ fn explorer_answers_equal_a_scan_of_the_sample() {
     check_explorer(&sample_store(), 300);
 }
 
+/// A game as the explorer's oracle scans it: its variant, facts and positions.
+type ScannedGame = (Variant, Scanned, Vec<(u64, Option<Move>)>);
+
 /// The explorer's figures at the start of each variant, after each first move and three
 /// replies to it, against a scan of every game; at least `min_moves` move lines checked.
 fn check_explorer(store: &Store, min_moves: usize) {
-    let mut games: Vec<(Variant, Scanned, Vec<(u64, Option<Move>)>)> = Vec::new();
+    let mut games: Vec<ScannedGame> = Vec::new();
     for variant in Variant::ALL {
         for g in store.games(variant) {
             let g = g.unwrap();

@@ -144,6 +144,9 @@ impl Through {
     }
 }
 
+/// A busy position's summary and buckets as read.
+type SummaryBuckets = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// A busy position's row as read: summary, links, buckets.
 type BusyBlobs = (Option<Vec<u8>>, Vec<u8>, Option<Vec<u8>>);
 
@@ -489,7 +492,7 @@ impl Store {
             }
             Some(Entry::Busy) => {
                 let mut stmt = self.conn.prepare_cached(sql::BUSY_SUMMARY_BUCKETS)?;
-                let raw: Option<(Option<Vec<u8>>, Option<Vec<u8>>)> = stmt
+                let raw: Option<SummaryBuckets> = stmt
                     .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?)))
                     .optional()?;
                 let (Some(summary), Some(blob)) = raw.unwrap_or_default() else {
@@ -958,7 +961,7 @@ pub(super) fn recent_games(games: Vec<Through>, n: usize) -> Vec<GameThrough> {
             ((f.bucket / PER_MONTH, f.day, t.game.id), t.game)
         })
         .collect();
-    keyed.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    keyed.sort_unstable_by_key(|k| std::cmp::Reverse(k.0));
     keyed.truncate(n);
     keyed.into_iter().map(|(_, g)| g).collect()
 }
