@@ -261,6 +261,26 @@ fn filters_books_history_and_the_url_in_the_browser() {
         b.eval(&s, "document.getElementById('wdl-head').textContent"),
         json!("Red · Draw · Black")
     );
+    // The server's new figures in the page: the history of the games dated to a month
+    // (2007-01 to 2008-05: 17 months, the empty ones as zeros; the games of 1999 and 2010
+    // have a year only), recent games, the games after each move and the score's interval.
+    b.wait_for(
+        &s,
+        "!document.getElementById('history').hidden",
+        "the history chart",
+    );
+    let shown = b.eval(
+        &s,
+        "[document.getElementById('history-chart').dataset.months,           document.querySelectorAll('#history-chart g.month rect').length,           document.querySelectorAll('#recent li[data-game]').length,           document.querySelector('#moves tr[data-move=\"h2e2\"] .after').textContent,           document.querySelector('#moves tr[data-move=\"h2e2\"] td.score').textContent.includes('±')]",
+    );
+    // Two bars: the Red win of 2007-01 and the draw of 2008-05.
+    assert_eq!(shown, json!(["17", 2, 4, "→ 3", true]));
+    let png = b.screenshot_element(&s, "#history-chart");
+    let img = png::decode(&png);
+    assert!(
+        img.count(RED_BAR, 8) > 0 && img.count(DRAW_BAR, 8) > 0,
+        "no bars in the chart"
+    );
 
     // The book is shown beside the table: its two moves, to the right of the table.
     b.wait_for(
