@@ -36,6 +36,7 @@
 
 mod buckets;
 mod codec;
+pub mod copies;
 pub mod evals;
 mod filter;
 mod game_facts;
@@ -59,8 +60,8 @@ pub use codec::{content_hash, END_OF_GAME};
 pub use filter::{band_floor, rating_band, BucketFilter, Month};
 pub use guard::{APPLICATION_ID, WAL_KEPT_BYTES};
 pub use model::{
-    top_score, DbStats, GameCounts, GameRecord, GameThrough, MoveRow, OpeningRow, PlayerRow,
-    PositionKey, PositionStats, StoredGame, VariantCount,
+    is_real_name, top_score, DbStats, GameCounts, GameRecord, GameThrough, MoveRow, OpeningRow,
+    PlayerRow, PositionKey, PositionStats, StoredGame, VariantCount,
 };
 pub use read::GamesIter;
 pub use summary::{LIST_MAX, TOP_KEPT};
