@@ -5,6 +5,7 @@ mod analyse;
 mod binfmt;
 mod book;
 mod common;
+mod copies;
 mod db_guard;
 mod e2e;
 mod filters;

@@ -173,6 +173,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
             "games_read": report.games_read,
             "imported": report.imported,
             "duplicates": report.duplicates,
+            "merged_copies": report.merged,
             "rejected": report.rejected,
             "seconds": secs,
             "games_per_second": rate,
@@ -186,13 +187,14 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
     } else {
         writeln!(
             out,
-            "{} games from {} files in {:.2} s ({:.0} games/s): {} imported, {} duplicates, {} rejected",
+            "{} games from {} files in {:.2} s ({:.0} games/s): {} imported, {} duplicates, {} copies merged, {} rejected",
             report.games_read,
             report.files,
             secs,
             rate,
             report.imported,
             report.duplicates,
+            report.merged,
             report.rejected
         )?;
         for e in report.errors.iter().take(10) {

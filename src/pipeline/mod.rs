@@ -88,6 +88,8 @@ pub struct Progress {
     pub imported: u64,
     /// Games already stored.
     pub duplicates: u64,
+    /// Other copies of a stored game, merged into it (`store::copies`).
+    pub merged: u64,
     /// Games that could not be read or replayed.
     pub rejected: u64,
 }
@@ -103,6 +105,9 @@ pub struct ImportReport {
     pub imported: u64,
     /// Games already in the database, or repeated in the input: counted once.
     pub duplicates: u64,
+    /// Other copies of a game (differently written metadata, see `store::copies`): merged
+    /// into the one stored game, which keeps the richest copy's metadata.
+    pub merged: u64,
     /// Games that could not be read or replayed.
     pub rejected: u64,
     /// Every error: rejected games and unreadable files (`game == None`).
@@ -262,6 +267,7 @@ where
         let add = |counters: &mut Progress, out: BatchOutcome| {
             counters.imported += out.imported;
             counters.duplicates += out.duplicates;
+            counters.merged += out.merged;
         };
         let mut numbers = GameNumbers::default();
         let mut batch: Vec<GameRecord> = Vec::new();
@@ -339,6 +345,7 @@ where
     report.games_read = counters.games_read;
     report.imported = counters.imported;
     report.duplicates = counters.duplicates;
+    report.merged = counters.merged;
     report.rejected = counters.rejected;
     Ok(report)
 }

@@ -4,7 +4,7 @@
 
 use crate::{
     formats::{replay, Game, GameError, Tags},
-    store::{content_hash, GameRecord, PositionKey},
+    store::{content_hash, copies::board_and_turn, GameRecord, PositionKey},
 };
 
 impl GameRecord {
@@ -45,6 +45,7 @@ impl GameRecord {
             .filter(|fen| board_and_turn(fen) != standard);
         let board_and_turn = start_fen.as_deref().map_or(standard, board_and_turn);
         let tags = &game.tags;
+        let result = tags.result.or(rep.end.map(|e| e.outcome));
         let hash = content_hash(
             game.variant,
             board_and_turn,
@@ -52,6 +53,7 @@ impl GameRecord {
             tags.first.as_deref(),
             tags.second.as_deref(),
             tags.date.as_deref(),
+            result,
         );
         Ok(GameRecord {
             variant: game.variant,
@@ -61,7 +63,7 @@ impl GameRecord {
                 raw: Vec::new(),
                 ..tags.clone()
             },
-            result: tags.result.or(rep.end.map(|e| e.outcome)),
+            result,
             start_fen,
             moves: rep.moves,
             max_ply,
@@ -69,12 +71,6 @@ impl GameRecord {
             opening_label: tags.opening_label(game.variant),
         })
     }
-}
-
-/// The board and side-to-move fields of a FEN (as qipu writes it: one space between fields).
-fn board_and_turn(fen: &str) -> &str {
-    let end = fen.match_indices(' ').nth(1).map_or(fen.len(), |(i, _)| i);
-    &fen[..end]
 }
 
 #[cfg(test)]

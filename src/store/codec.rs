@@ -66,13 +66,13 @@ pub(super) fn unpack_moves(blob: &[u8]) -> Option<Vec<Move>> {
 
 /// FNV-1a over bytes, finished with a splitmix64 mix: stable across builds and platforms
 /// (unlike `std`'s hasher), so stored hashes stay valid.
-struct StableHasher(u64);
+pub(super) struct StableHasher(u64);
 
 impl StableHasher {
-    fn new() -> StableHasher {
+    pub(super) fn new() -> StableHasher {
         StableHasher(0xcbf2_9ce4_8422_2325)
     }
-    fn bytes(&mut self, b: &[u8]) {
+    pub(super) fn bytes(&mut self, b: &[u8]) {
         for &x in b {
             self.0 ^= u64::from(x);
             self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
@@ -88,7 +88,7 @@ impl StableHasher {
             }
         }
     }
-    fn finish(self) -> u64 {
+    pub(super) fn finish(self) -> u64 {
         let mut z = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -96,17 +96,20 @@ impl StableHasher {
     }
 }
 
-/// The identity of a game for duplicate detection: variant, start position (as FEN of the
-/// board and side to move), the moves, and the players and date when known.
+/// The content hash of a game, for duplicate detection: variant, start position (as FEN of
+/// the board and side to move), the moves, the players and date when known, and the result
+/// (since schema 6: so that two records of one hash are always the same game by
+/// `store::copies`'s rule too).
 ///
 /// ```
-/// use qipu::rules::{Move, Variant};
+/// use qipu::rules::{Move, Outcome, Variant};
 /// use qipu::store::content_hash;
 /// let m: Move = "h2e2".parse().unwrap();
-/// let a = content_hash(Variant::Xiangqi, "start", &[m], Some("A"), None, None);
-/// assert_eq!(a, content_hash(Variant::Xiangqi, "start", &[m], Some("A"), None, None));
-/// assert_ne!(a, content_hash(Variant::Xiangqi, "start", &[m], Some("B"), None, None));
-/// assert_ne!(a, content_hash(Variant::Janggi, "start", &[m], Some("A"), None, None));
+/// let a = content_hash(Variant::Xiangqi, "start", &[m], Some("A"), None, None, None);
+/// assert_eq!(a, content_hash(Variant::Xiangqi, "start", &[m], Some("A"), None, None, None));
+/// assert_ne!(a, content_hash(Variant::Xiangqi, "start", &[m], Some("B"), None, None, None));
+/// assert_ne!(a, content_hash(Variant::Janggi, "start", &[m], Some("A"), None, None, None));
+/// assert_ne!(a, content_hash(Variant::Xiangqi, "start", &[m], Some("A"), None, None, Some(Outcome::Draw)));
 /// ```
 pub fn content_hash(
     variant: Variant,
@@ -115,6 +118,7 @@ pub fn content_hash(
     first: Option<&str>,
     second: Option<&str>,
     date: Option<&str>,
+    result: Option<Outcome>,
 ) -> u64 {
     let mut h = StableHasher::new();
     h.bytes(variant.name().as_bytes());
@@ -126,6 +130,7 @@ pub fn content_hash(
     h.field(first);
     h.field(second);
     h.field(date);
+    h.bytes(&[result_code(result) as u8]);
     h.finish()
 }
 

@@ -50,12 +50,19 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     Migration {
         name: "004_filters",
         sql: include_str!("../../schema/004_filters.sql"),
-        then: Some(Store::rebuild_positions),
+        // Schema 6's step rebuilds everything again: a database older than 6 is replayed
+        // once, by it.
+        then: None,
     },
     Migration {
         name: "005_evals",
         sql: include_str!("../../schema/005_evals.sql"),
         then: None,
+    },
+    Migration {
+        name: "006_copies",
+        sql: include_str!("../../schema/006_copies.sql"),
+        then: Some(Store::merge_copies_and_rebuild),
     },
     Migration {
         name: "007_answers",
@@ -152,6 +159,13 @@ impl Store {
                 .execute(rusqlite::params![rowid, summary.encode(), buckets.encode()])?;
         }
         Ok(())
+    }
+
+    /// The schema-6 step: the copies of each game merged into its richest one
+    /// (`store::copies`), then every statistic rebuilt from the games left.
+    fn merge_copies_and_rebuild(&self) -> Result<(), StoreError> {
+        self.merge_stored_copies()?;
+        self.rebuild_positions()
     }
 
     /// Recomputes the statistics of every position and every game's facts row from the

@@ -36,6 +36,7 @@
 
 mod buckets;
 mod codec;
+pub mod copies;
 pub mod evals;
 mod filter;
 mod game_facts;
@@ -61,8 +62,9 @@ pub use filter::{band_floor, rating_band, BucketFilter, Month};
 pub use guard::{APPLICATION_ID, WAL_KEPT_BYTES};
 pub use load::{wire, LoadOutcome, LoadedGames, PositionRow};
 pub use model::{
-    top_score, DbStats, GameCounts, GameRecord, GameThrough, MonthCounts, MoveRow, OpeningRow,
-    Played, PlayerCounts, PlayerRow, PositionKey, PositionStats, StoredGame, VariantCount, ENDINGS,
+    is_real_name, top_score, DbStats, GameCounts, GameRecord, GameThrough, MonthCounts, MoveRow,
+    OpeningRow, Played, PlayerCounts, PlayerRow, PositionKey, PositionStats, StoredGame,
+    VariantCount, ENDINGS,
 };
 pub use read::GamesIter;
 pub use summary::{LIST_MAX, TOP_KEPT};

@@ -574,6 +574,35 @@ impl GameCounts {
     }
 }
 
+/// Whether a player name is a real one: not empty and not a word for "unknown" (compared
+/// folded by [`crate::formats::names::fold`]): question marks, `-`, `nn`, `unknown`, and the
+/// side placeholders some programs write (`红方棋手`, `黑方`, …).
+///
+/// ```
+/// use qipu::store::is_real_name;
+/// assert!(is_real_name(Some("呂欽")));
+/// assert!(!is_real_name(Some(" ? ")) && !is_real_name(Some("紅方棋手")) && !is_real_name(None));
+/// ```
+pub fn is_real_name(name: Option<&str>) -> bool {
+    const PLACEHOLDERS: [&str; 11] = [
+        "-",
+        "nn",
+        "unknown",
+        "红方",
+        "黑方",
+        "红方棋手",
+        "黑方棋手",
+        "红方选手",
+        "黑方选手",
+        "红棋",
+        "黑棋",
+    ];
+    name.is_some_and(|n| {
+        let f = crate::formats::names::fold(n);
+        !f.is_empty() && !f.chars().all(|c| c == '?') && !PLACEHOLDERS.contains(&f.as_str())
+    })
+}
+
 /// Sort key of the best-games lists, higher = better: the mean known rating × 10^8, plus the
 /// date as `YYYYMMDD` (missing or unreadable parts 0).
 ///

@@ -2,13 +2,13 @@
 //! `schema/README.md` and created by `schema/*.sql`; the other files of the store prepare
 //! these constants (cached per connection) and never write SQL text of their own.
 
-/// Stores a game unless its hash is already stored (then no row changes).
+/// Stores a game unless its hash or its identity is already stored (then no row changes).
 pub(super) const INSERT_GAME: &str = "INSERT OR IGNORE INTO games (hash, variant, source, \
     source_index, event, site, round, date, first, second, first_rating, second_rating, result, \
     ecco, opening, variation, first_formation, second_formation, start_fen, plies, moves, \
-    time_base, time_increment, speed, mode, termination) \
+    time_base, time_increment, speed, mode, termination, identity, richness, header_hash) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, \
-    ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)";
+    ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)";
 
 /// Every source path with its id.
 pub(super) const SOURCES: &str = "SELECT path, id FROM sources";
@@ -127,3 +127,35 @@ pub(super) const ANY_GAME: &str = "SELECT EXISTS (SELECT 1 FROM games)";
 /// Whether any position statistics are stored.
 pub(super) const ANY_RANGE: &str =
     "SELECT EXISTS (SELECT 1 FROM position_ranges) OR EXISTS (SELECT 1 FROM positions)";
+/// The stored game of an identity (see `copies`): id, richness, content hash.
+pub(super) const GAME_BY_IDENTITY: &str =
+    "SELECT id, richness, hash, header_hash FROM games WHERE identity = ?1";
+/// A game's player names as stored.
+pub(super) const GAME_NAMES: &str = "SELECT first, second FROM games WHERE id = ?1";
+/// A stored game takes the metadata of a richer copy (unless another game has its hash).
+pub(super) const TAKE_COPY: &str = "UPDATE OR IGNORE games SET hash = ?2, source = ?3, \
+    source_index = ?4, event = ?5, site = ?6, round = ?7, date = ?8, first = ?9, second = ?10, \
+    first_rating = ?11, second_rating = ?12, ecco = ?13, opening = ?14, variation = ?15, \
+    first_formation = ?16, second_formation = ?17, time_base = ?18, time_increment = ?19, \
+    speed = ?20, mode = ?21, termination = ?22, richness = ?23, header_hash = ?24 WHERE id = ?1";
+/// Takes a game of a player on a side off the index.
+pub(super) const DELETE_PLAYER_GAME: &str =
+    "DELETE FROM player_games WHERE player = ?1 AND side = ?2 AND game = ?3";
+/// One game less under a written form of a player's name.
+pub(super) const SUB_PLAYER_NAME: &str =
+    "UPDATE player_names SET games = games - 1 WHERE player = ?1 AND name = ?2";
+/// Drops a player's written forms that no game has any more.
+pub(super) const DROP_EMPTY_PLAYER_NAMES: &str =
+    "DELETE FROM player_names WHERE player = ?1 AND games <= 0";
+/// How many written forms a player has.
+pub(super) const PLAYER_NAME_ROWS: &str = "SELECT count(*) FROM player_names WHERE player = ?1";
+/// Drops a player without games.
+pub(super) const DELETE_PLAYER: &str = "DELETE FROM players WHERE id = ?1";
+/// Records a game's identity, richness and content hash (schema-6 migration).
+pub(super) const SET_IDENTITY: &str =
+    "UPDATE games SET identity = ?2, richness = ?3, hash = ?4, header_hash = ?5 WHERE id = ?1";
+/// Removes a game (a poorer copy, in the schema-6 migration, before the statistics are
+/// rebuilt).
+pub(super) const DELETE_GAME: &str = "DELETE FROM games WHERE id = ?1";
+/// One game per identity (created once the copies are merged).
+pub(super) const IDENTITY_INDEX: &str = "CREATE UNIQUE INDEX games_identity ON games (identity)";

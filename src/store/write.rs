@@ -7,6 +7,7 @@ use rusqlite::{OptionalExtension, Transaction, TransactionBehavior};
 use super::{
     buckets::Buckets,
     codec::{pack_moves, result_code, variant_code},
+    copies::{self, Fate},
     game_facts::GameFacts,
     links::{encode_links, move_code, Link},
     model::{GameRecord, PositionKey},
@@ -29,6 +30,9 @@ pub struct BatchOutcome {
     pub imported: u64,
     /// Games already in the database (or earlier in the batch), not counted again.
     pub duplicates: u64,
+    /// Other copies of a stored game or of a game of the batch (see `store::copies`): not
+    /// stored as games; a richer copy gave the stored game its metadata.
+    pub merged: u64,
 }
 
 /// A new game's share of the position statistics.
@@ -44,7 +48,9 @@ pub(super) struct Counted<'a> {
 impl Store {
     /// Stores a batch of games and adds the statistics of the new ones, all in one
     /// transaction: either the whole batch is in the database or none of it. Games whose
-    /// content hash is already stored (or repeats within the batch) are skipped.
+    /// content hash is already stored (or repeats within the batch) are skipped, and so are
+    /// the other copies of one game (`store::copies`): of a game's copies the richest is
+    /// stored, and a stored game takes the metadata of a richer copy that comes later.
     ///
     /// The database holds one depth limit ([`Store::max_ply`]): the first batch of an empty
     /// database records its records' depth, and a record of another depth is refused.
@@ -90,11 +96,13 @@ impl Store {
         let mut players = Vec::with_capacity(records.len());
         // Paths this batch added, and whether a new game was stored from them.
         let mut added: HashMap<i64, (&str, bool)> = HashMap::new();
+        let marks = copies::plan(&tx, records)?;
+        let mut richer = Vec::new();
         {
             let mut insert = tx.prepare_cached(sql::INSERT_GAME)?;
             let mut insert_source = tx.prepare_cached(sql::INSERT_SOURCE)?;
             let mut insert_facts = tx.prepare_cached(sql::INSERT_GAME_FACTS)?;
-            for r in records {
+            for (r, mark) in records.iter().zip(&marks) {
                 let source = match sources.get(&r.source.file) {
                     Some(&id) => id,
                     None => {
@@ -105,6 +113,23 @@ impl Store {
                         id
                     }
                 };
+                match mark.fate {
+                    Fate::New => {}
+                    Fate::Duplicate => {
+                        out.duplicates += 1;
+                        continue;
+                    }
+                    Fate::Copy | Fate::Richer(_) => {
+                        out.merged += 1;
+                        if let Fate::Richer(id) = mark.fate {
+                            richer.push((id, r, *mark, source));
+                            if let Some((_, used)) = added.get_mut(&source) {
+                                *used = true;
+                            }
+                        }
+                        continue;
+                    }
+                }
                 let t = &r.tags;
                 let facts = Facts::of(r.result, &r.tags, r.opening_label.as_deref());
                 let changed = insert.execute(rusqlite::params![
@@ -135,6 +160,9 @@ impl Store {
                     facts.speed.map(Speed::code),
                     t.mode.map(Mode::code),
                     t.termination.map(Termination::code),
+                    mark.identity as i64,
+                    i64::from(mark.richness),
+                    mark.header as i64,
                 ])?;
                 if changed == 0 {
                     out.duplicates += 1;
@@ -169,6 +197,7 @@ impl Store {
         }
         self.add_positions(&counted)?;
         self.index_players(&players)?;
+        self.take_copies(&richer)?;
         tx.commit()?;
         Ok(out)
     }

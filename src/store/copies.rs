@@ -1,0 +1,556 @@
+//! One game counted once: copies of the same game with differently written metadata.
+//!
+//! Collections file a game several times (by tournament, by player, by opening), each copy
+//! with its header written differently (`湖北 洪智` / `湖北洪智`, `2001` / `2001-12-20`, no
+//! names at all). Their content hashes differ, so the hash alone stores them all. The rule:
+//!
+//! - a game of at least [`LONG_GAME`] plies is identified by its variant, start position,
+//!   moves and result alone ([`identity`]): two different games that long with the very same
+//!   moves and result do not happen in practice;
+//! - a shorter game by its content hash (variant, start, moves, players, date), as before;
+//! - of the copies of one game the database keeps one, the copy with the greatest
+//!   [`richness`] (real names, a full date, event, ratings …), ties by the smallest content
+//!   hash. The choice depends on the copies only, not on the order they arrive in: when a
+//!   richer copy comes in a later batch or import, the stored game takes its metadata and its
+//!   statistics move with it ([`Store::take_copies`]).
+//!
+//! This file owns the rule (identity and richness, both pure functions of one game, so a
+//! job outside the store can compute them as columns and only group and sort) and the
+//! writer's part of it (which records of a batch are new, copies or richer copies, and how a
+//! stored game takes a richer copy's metadata). It is called by `write.rs` inside the
+//! batch's transaction and by the schema-6 migration; it never touches the range blobs
+//! itself (it re-counts busy positions through the reading and writing functions of the
+//! store).
+
+use std::collections::HashMap;
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::{
+    buckets::Buckets,
+    codec::{content_hash, result_code, StableHasher},
+    game_facts::GameFacts,
+    model::{is_real_name, GameRecord, PositionKey},
+    players::Players,
+    ranges::Entry,
+    sql,
+    summary::Facts,
+    Store, StoreError,
+};
+use crate::{
+    formats::{facts::Speed, Tags},
+    rules::{Move, Outcome, Variant},
+};
+
+/// From this many plies on, a game is identified by its moves and result alone.
+pub const LONG_GAME: usize = 30;
+
+/// The identity of a record: copies of one game share it. See [`identity_of`].
+///
+/// ```
+/// use qipu::formats::{Game, MoveNode, Source};
+/// use qipu::rules::{Outcome, Variant};
+/// use qipu::store::{copies, GameRecord};
+/// let line = "h2e2 h9g7 h0g2 i9h9 i0h0 b9c7 b0c2 b7a7 c3c4 h7h3";
+/// let mut g = Game::new(Variant::Xiangqi, Source::default());
+/// g.moves = [line, line, line].join(" ").split(' ').map(MoveNode::new).collect();
+/// g.tags.result = Some(Outcome::Draw);
+/// let a = GameRecord::from_game(&g, 40).unwrap();
+/// g.tags.first = Some("洪智".into());
+/// let b = GameRecord::from_game(&g, 40).unwrap();
+/// assert_ne!(a.hash, b.hash);
+/// assert_eq!(copies::identity(&a), copies::identity(&b));
+/// assert!(copies::richness(&b.tags) > copies::richness(&a.tags));
+/// ```
+pub fn identity(r: &GameRecord) -> u64 {
+    identity_of(
+        r.variant,
+        r.start_fen.as_deref(),
+        &r.moves,
+        r.result,
+        r.hash,
+    )
+}
+
+/// The identity of a game from its parts: for a game of at least [`LONG_GAME`] plies a
+/// stable hash of (variant, start board and side to move, moves, result); for a shorter one
+/// its content hash `hash`. `start_fen` `None` is the variant's standard start.
+pub fn identity_of(
+    variant: Variant,
+    start_fen: Option<&str>,
+    moves: &[Move],
+    result: Option<Outcome>,
+    hash: u64,
+) -> u64 {
+    if moves.len() < LONG_GAME {
+        return hash;
+    }
+    let start = board_and_turn(start_fen.unwrap_or(variant.start_fen()));
+    let mut h = StableHasher::new();
+    h.bytes(b"qipu game identity 1");
+    h.bytes(variant.name().as_bytes());
+    h.bytes(&(start.len() as u64).to_le_bytes());
+    h.bytes(start.as_bytes());
+    h.bytes(&(moves.len() as u64).to_le_bytes());
+    for m in moves {
+        h.bytes(&m.to_u16().to_le_bytes());
+    }
+    h.bytes(&[result_code(result) as u8]);
+    h.finish()
+}
+
+/// How much a copy's header tells, higher = richer; of a game's copies the richest is kept.
+/// Counts only what the database stores, so that a stored game scores as its record did
+/// (not the result: a long game's copies share it, a short game's identity is its content):
+///
+/// | field | points |
+/// |---|---|
+/// | each real player name (not empty, `?`, `红方棋手` …) | 16, plus 1 a character up to 8 (spaces not counted) |
+/// | date `YYYY-MM-DD` / `YYYY-MM` / `YYYY` | 12 / 8 / 4 |
+/// | event | 6 |
+/// | site, round | 2 each |
+/// | each rating | 3 |
+/// | ECCO code, opening, variation, each formation, clock, speed, mode, termination | 1 each |
+///
+/// ```
+/// use qipu::formats::Tags;
+/// use qipu::store::copies::richness;
+/// let mut t = Tags::default();
+/// t.first = Some("红方棋手".into());
+/// assert_eq!(richness(&t), 0);
+/// t.first = Some("宗永".into());
+/// let short = richness(&t);
+/// t.first = Some("宗永生".into());
+/// assert_eq!(richness(&t), short + 1);
+/// t.date = Some("2001".into());
+/// let year = richness(&t);
+/// t.date = Some("2001-12-20".into());
+/// assert_eq!(richness(&t), year + 8);
+/// ```
+pub fn richness(t: &Tags) -> u32 {
+    let mut score = 0;
+    for name in [&t.first, &t.second] {
+        if is_real_name(name.as_deref()) {
+            let chars = name
+                .as_deref()
+                .unwrap_or("")
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .count();
+            score += 16 + chars.min(8) as u32;
+        }
+    }
+    score += match t.date.as_deref().map(|d| d.split('-').count()) {
+        Some(3..) => 12,
+        Some(2) => 8,
+        Some(_) => 4,
+        None => 0,
+    };
+    let has = |s: &Option<String>| s.as_deref().is_some_and(|s| !s.trim().is_empty());
+    score += 6 * u32::from(has(&t.event));
+    score += 2 * (u32::from(has(&t.site)) + u32::from(has(&t.round)));
+    score += 3 * (u32::from(t.first_rating.is_some()) + u32::from(t.second_rating.is_some()));
+    let speed: Option<Speed> = t.speed.or(t.time_control.map(|c| c.speed()));
+    let small = [
+        has(&t.ecco),
+        has(&t.opening),
+        has(&t.variation),
+        has(&t.first_formation),
+        has(&t.second_formation),
+        t.time_control.is_some(),
+        speed.is_some(),
+        t.mode.is_some(),
+        t.termination.is_some(),
+    ];
+    score + small.iter().map(|&b| u32::from(b)).sum::<u32>()
+}
+
+/// The board and side-to-move fields of a FEN (as qipu writes it: one space between
+/// fields): what the content hash and the identity know of a start position.
+///
+/// ```
+/// assert_eq!(qipu::store::copies::board_and_turn("9/9 w - - 0 1"), "9/9 w");
+/// ```
+pub fn board_and_turn(fen: &str) -> &str {
+    let end = fen.match_indices(' ').nth(1).map_or(fen.len(), |(i, _)| i);
+    &fen[..end]
+}
+
+/// The last tie-break between copies of equal richness and content hash (the same players,
+/// date and result, another event or site): a stable hash of every stored header field,
+/// smaller first. Copies with the same header tie on it: they are exact duplicates, and the
+/// first one read gives the source.
+pub fn header_hash(t: &Tags) -> u64 {
+    let mut h = StableHasher::new();
+    let text = [
+        &t.event,
+        &t.site,
+        &t.round,
+        &t.date,
+        &t.first,
+        &t.second,
+        &t.ecco,
+        &t.opening,
+        &t.variation,
+        &t.first_formation,
+        &t.second_formation,
+    ];
+    for s in text {
+        let s = s.as_deref().unwrap_or("");
+        h.bytes(&(s.len() as u64).to_le_bytes());
+        h.bytes(s.as_bytes());
+    }
+    for n in [
+        t.first_rating,
+        t.second_rating,
+        t.time_control.map(|c| c.base_secs),
+        t.time_control.map(|c| c.increment_secs),
+        t.speed
+            .or(t.time_control.map(|c| c.speed()))
+            .map(|s| u32::from(s.code())),
+        t.mode.map(|m| u32::from(m.code())),
+        t.termination.map(|m| u32::from(m.code())),
+    ] {
+        h.bytes(&n.map_or(0, |n| u64::from(n) + 1).to_le_bytes());
+    }
+    h.finish()
+}
+
+/// Where a copy ranks among the copies of its game: (richness, content hash, header hash).
+type Rank = (u32, u64, u64);
+
+/// The order of copies, greatest first: the richer, then the smaller content hash, then the
+/// smaller [`header_hash`].
+fn better(a: Rank, b: Rank) -> bool {
+    a.0 > b.0 || (a.0 == b.0 && (a.1, a.2) < (b.1, b.2))
+}
+
+/// What a batch does with one record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Fate {
+    /// A game not stored yet: insert it.
+    New,
+    /// The same content as a stored game or an earlier record: nothing to do.
+    Duplicate,
+    /// A poorer copy of a stored game or of a richer record of the batch: not stored.
+    Copy,
+    /// A richer copy of the stored game with this id: the game takes its metadata.
+    Richer(i64),
+}
+
+/// A record's identity and richness, as the batch plan computed them.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Mark {
+    pub identity: u64,
+    pub richness: u32,
+    pub header: u64,
+    pub fate: Fate,
+}
+
+/// A richer copy of a stored game: the game's id, the copy, its mark, its source row.
+pub(super) type Richer<'a> = (i64, &'a GameRecord, Mark, i64);
+
+/// Decides, for every record of a batch, whether it is new, a duplicate, a poorer copy, or a
+/// richer copy of a stored game (one index lookup per distinct identity). Runs inside the
+/// batch's transaction.
+pub(super) fn plan(conn: &Connection, records: &[GameRecord]) -> Result<Vec<Mark>, StoreError> {
+    let mut marks: Vec<Mark> = records
+        .iter()
+        .map(|r| Mark {
+            identity: identity(r),
+            richness: richness(&r.tags),
+            header: header_hash(&r.tags),
+            fate: Fate::Copy,
+        })
+        .collect();
+    // The best record of each identity in the batch.
+    let mut best: HashMap<u64, usize> = HashMap::with_capacity(records.len());
+    for (i, m) in marks.iter().enumerate() {
+        let e = best.entry(m.identity).or_insert(i);
+        let b = &marks[*e];
+        if better(
+            (m.richness, records[i].hash, m.header),
+            (b.richness, records[*e].hash, b.header),
+        ) {
+            *e = i;
+        }
+    }
+    let mut stored_of = conn.prepare_cached(sql::GAME_BY_IDENTITY)?;
+    let mut stored: HashMap<u64, Option<(i64, Rank)>> = HashMap::new();
+    for (&identity, &i) in &best {
+        let row: Option<(i64, i64, i64, i64)> = stored_of
+            .query_row([identity as i64], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .optional()?;
+        let row = row.map(|(id, rich, hash, header)| {
+            let rich = u32::try_from(rich).unwrap_or(0);
+            (id, (rich, hash as u64, header as u64))
+        });
+        let r = &records[i];
+        let rank = (marks[i].richness, r.hash, marks[i].header);
+        marks[i].fate = match row {
+            None => Fate::New,
+            Some((id, s)) if better(rank, s) => Fate::Richer(id),
+            Some(_) => Fate::Duplicate,
+        };
+        if let (Fate::Duplicate, Some((_, s))) = (marks[i].fate, row) {
+            if s.1 != r.hash {
+                marks[i].fate = Fate::Copy;
+            }
+        }
+        stored.insert(identity, row);
+    }
+    for (i, r) in records.iter().enumerate() {
+        let b = best[&marks[i].identity];
+        if b == i {
+            continue;
+        }
+        let same_as_stored = stored[&marks[i].identity].is_some_and(|s| s.1 .1 == r.hash);
+        marks[i].fate = if records[b].hash == r.hash || same_as_stored {
+            Fate::Duplicate
+        } else {
+            Fate::Copy
+        };
+    }
+    Ok(marks)
+}
+
+impl Store {
+    /// The stored games take the metadata of their richer copies ([`Store::take_copy`]),
+    /// then the busy positions they went through are counted again. Runs in the batch's
+    /// transaction, after its new games are counted.
+    pub(super) fn take_copies(&self, richer: &[Richer<'_>]) -> Result<(), StoreError> {
+        let mut keys = Vec::new();
+        for (id, r, mark, source) in richer {
+            if self.take_copy(*id, r, mark, *source)? {
+                keys.extend(r.positions.iter().map(|p| p.0));
+            }
+        }
+        self.recount_busy(&mut keys)
+    }
+
+    /// The stored game `id` takes the metadata of a richer copy (its hash, source, header,
+    /// facts and richness; its moves are the same), and the player index follows. Returns
+    /// `false`, changing nothing, if another stored game already has the copy's content
+    /// hash. The busy positions it went through must then be re-counted
+    /// ([`Store::recount_busy`]) once the batch's games are in.
+    pub(super) fn take_copy(
+        &self,
+        id: i64,
+        r: &GameRecord,
+        mark: &Mark,
+        source: i64,
+    ) -> Result<bool, StoreError> {
+        let old: Option<(Option<String>, Option<String>)> = self
+            .conn
+            .prepare_cached(sql::GAME_NAMES)?
+            .query_row([id], |row| Ok((row.get(0)?, row.get(1)?)))
+            .optional()?;
+        let Some((old_first, old_second)) = old else {
+            return Err(StoreError::Corrupt(format!(
+                "game {id} has a copy but is not stored"
+            )));
+        };
+        let t = &r.tags;
+        let facts = Facts::of(r.result, t, r.opening_label.as_deref());
+        let changed = self
+            .conn
+            .prepare_cached(sql::TAKE_COPY)?
+            .execute(rusqlite::params![
+                id,
+                r.hash as i64,
+                source,
+                r.source.index as i64,
+                t.event,
+                t.site,
+                t.round,
+                t.date,
+                t.first,
+                t.second,
+                t.first_rating,
+                t.second_rating,
+                t.ecco,
+                t.opening,
+                t.variation,
+                t.first_formation,
+                t.second_formation,
+                t.time_control.map(|c| c.base_secs),
+                t.time_control.map(|c| c.increment_secs),
+                facts.speed.map(crate::formats::facts::Speed::code),
+                t.mode.map(crate::formats::facts::Mode::code),
+                t.termination.map(crate::formats::facts::Termination::code),
+                i64::from(mark.richness),
+                mark.header as i64,
+            ])?;
+        if changed == 0 {
+            return Ok(false);
+        }
+        self.conn
+            .prepare_cached(sql::INSERT_GAME_FACTS)?
+            .execute(rusqlite::params![id, facts.game_facts().encode()])?;
+        self.unindex_player(id, 0, old_first.as_deref())?;
+        self.unindex_player(id, 1, old_second.as_deref())?;
+        self.index_players(&[Players {
+            id,
+            first: t.first.as_deref(),
+            second: t.second.as_deref(),
+        }])?;
+        Ok(true)
+    }
+
+    /// Takes a game off the player index for one side (the inverse of `index_players`).
+    fn unindex_player(&self, game: i64, side: i64, name: Option<&str>) -> Result<(), StoreError> {
+        let Some(name) = name.map(str::trim).filter(|n| !n.is_empty()) else {
+            return Ok(());
+        };
+        let folded = crate::formats::names::fold(name);
+        let player: Option<i64> = self
+            .conn
+            .prepare_cached(sql::PLAYER_BY_FOLDED)?
+            .query_row([&folded], |r| r.get(0))
+            .optional()?;
+        let Some(player) = player else {
+            return Ok(());
+        };
+        let removed = self
+            .conn
+            .prepare_cached(sql::DELETE_PLAYER_GAME)?
+            .execute(rusqlite::params![player, side, game])?;
+        if removed == 0 {
+            return Ok(());
+        }
+        self.conn
+            .prepare_cached(sql::SUB_PLAYER_NAME)?
+            .execute(rusqlite::params![player, name])?;
+        self.conn
+            .prepare_cached(sql::DROP_EMPTY_PLAYER_NAMES)?
+            .execute([player])?;
+        let left: i64 = self
+            .conn
+            .prepare_cached(sql::PLAYER_NAME_ROWS)?
+            .query_row([player], |r| r.get(0))?;
+        if left == 0 {
+            self.conn
+                .prepare_cached(sql::DELETE_PLAYER)?
+                .execute([player])?;
+        } else {
+            self.conn
+                .prepare_cached(sql::UPDATE_PLAYER)?
+                .execute([player])?;
+        }
+        Ok(())
+    }
+
+    /// Counts the summaries and buckets of these positions again from their games, for the
+    /// busy ones (a quiet position keeps no sums: it is counted from its games when asked).
+    /// Each key once, in the caller's transaction.
+    pub(super) fn recount_busy(&self, keys: &mut Vec<PositionKey>) -> Result<(), StoreError> {
+        keys.sort_unstable();
+        keys.dedup();
+        for &key in keys.iter() {
+            if !matches!(self.entry(key)?, Some(Entry::Busy)) {
+                continue;
+            }
+            let row = self.busy_row(key)?;
+            let (summary, games) = self.summarize(&row.links)?;
+            let mut facts: Vec<(u16, GameFacts)> = row
+                .links
+                .iter()
+                .zip(&games)
+                .map(|(l, g)| (l.mv, g.facts().game_facts()))
+                .collect();
+            let mut buckets = Buckets::default();
+            buckets.add(&mut facts);
+            self.write_busy(key, &summary, &row.links, &buckets)?;
+        }
+        Ok(())
+    }
+
+    /// The schema-6 step: every stored game gets its identity, richness and content hash
+    /// (which now holds the result), and of the
+    /// copies of a game only the richest stays (the statistics, facts and player index are
+    /// rebuilt next from the games left, by [`Store::rebuild_positions`]). Returns how many
+    /// copies were removed.
+    pub(super) fn merge_stored_copies(&self) -> Result<u64, StoreError> {
+        // identity → the kept game (id, richness, hash); the others are removed.
+        let mut kept: HashMap<u64, (i64, Rank)> = HashMap::new();
+        let mut removed: Vec<i64> = Vec::new();
+        {
+            let mut set = self.conn.prepare(sql::SET_IDENTITY)?;
+            for variant in Variant::ALL {
+                for g in self.games(variant) {
+                    let g = g?;
+                    let t = &g.tags;
+                    let hash = content_hash(
+                        variant,
+                        board_and_turn(&g.start_fen),
+                        &g.moves,
+                        t.first.as_deref(),
+                        t.second.as_deref(),
+                        t.date.as_deref(),
+                        g.result,
+                    );
+                    let id = identity_of(variant, Some(&g.start_fen), &g.moves, g.result, hash);
+                    let rich = richness(t);
+                    let header = header_hash(t);
+                    set.execute(rusqlite::params![
+                        g.id,
+                        id as i64,
+                        i64::from(rich),
+                        hash as i64,
+                        header as i64
+                    ])?;
+                    let rank = (rich, hash, header);
+                    match kept.get_mut(&id) {
+                        None => {
+                            kept.insert(id, (g.id, rank));
+                        }
+                        Some(k) if better(rank, k.1) => {
+                            removed.push(k.0);
+                            *k = (g.id, rank);
+                        }
+                        Some(_) => removed.push(g.id),
+                    }
+                }
+            }
+        }
+        let mut delete = self.conn.prepare(sql::DELETE_GAME)?;
+        for id in &removed {
+            delete.execute([id])?;
+        }
+        self.conn.execute_batch(sql::IDENTITY_INDEX)?;
+        Ok(removed.len() as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn better_prefers_richness_then_the_smaller_hash() {
+        assert!(better((5, 9, 9), (4, 1, 1)));
+        assert!(better((5, 1, 9), (5, 2, 0)));
+        assert!(better((5, 2, 0), (5, 2, 1)));
+        assert!(!better((5, 2, 3), (5, 2, 3)));
+        assert!(!better((4, 0, 0), (5, 9, 9)));
+    }
+
+    #[test]
+    fn short_games_keep_their_content_hash_as_identity() {
+        let m: Move = "h2e2".parse().unwrap();
+        let moves = vec![m; LONG_GAME - 1];
+        assert_eq!(identity_of(Variant::Xiangqi, None, &moves, None, 77), 77);
+        let long = vec![m; LONG_GAME];
+        let a = identity_of(Variant::Xiangqi, None, &long, None, 77);
+        assert_eq!(a, identity_of(Variant::Xiangqi, None, &long, None, 78));
+        assert_ne!(a, identity_of(Variant::Janggi, None, &long, None, 77));
+        assert_ne!(
+            a,
+            identity_of(Variant::Xiangqi, None, &long, Some(Outcome::Draw), 77)
+        );
+        let fen = Variant::Xiangqi.start_fen();
+        assert_eq!(a, identity_of(Variant::Xiangqi, Some(fen), &long, None, 1));
+    }
+}
