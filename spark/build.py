@@ -16,7 +16,8 @@ facts the store keeps) was computed by qipu's own code in the map. The rules, mi
 `qipu import`:
 
 * Games with the same `identity` are one game. The copy kept is the one with the greatest
-  `richness`, ties by the earliest in the input order (`order_file`, `order_index`).
+  `richness`, ties by `tie_hash`, `tie_header`, then the earliest in the input order
+  (`order_file`, `order_index`).
 * Ids are 1, 2, ... in the input order of each group's earliest copy: the order in which
   `qipu import` of the same input stores them.
 * A position's games are the kept games through it, each once, with the move it played there.
@@ -51,7 +52,11 @@ def kept_games(games):
     place in the input as `_of`, `_oi`."""
     by_identity = Window.partitionBy("identity")
     best = by_identity.orderBy(
-        F.col("richness").desc(), F.col("order_file"), F.col("order_index")
+        F.col("richness").desc(),
+        F.col("tie_hash"),
+        F.col("tie_header"),
+        F.col("order_file"),
+        F.col("order_index"),
     )
     earliest = F.min(F.struct("order_file", "order_index")).over(by_identity)
     return (

@@ -37,7 +37,7 @@ use crate::{
     },
     pipeline::CHUNK_BYTES,
     rules::{AnyPosition, Move},
-    store::{wire, GameRecord, LoadedGames, PositionKey, PositionRow, Store, StoreError},
+    store::{copies, wire, GameRecord, LoadedGames, PositionKey, PositionRow, Store, StoreError},
 };
 
 /// An error of emit or load, naming the file (and row) it is about.
@@ -59,23 +59,31 @@ impl From<StoreError> for BulkError {
 }
 
 /// The key games are deduplicated by: games with the same identity are one game, of which
-/// the job keeps one copy. Today the store's content hash (as `qipu import` recognises a
-/// game already stored).
+/// the job keeps one copy ([`copies::identity`], as `qipu import` recognises a copy).
 pub fn identity(r: &GameRecord) -> u64 {
-    r.hash
+    copies::identity(r)
 }
 
-/// Which copy of a game the job keeps: the greatest richness, ties by the earliest in the
-/// input. Today every copy is worth the same (0): the first one read is kept, as `qipu import`
-/// keeps it.
-pub fn richness(_r: &GameRecord) -> i64 {
-    0
+/// Which copy of a game the job keeps: the greatest richness ([`copies::richness`]), ties by
+/// [`tie_break`], then the earliest in the input.
+pub fn richness(r: &GameRecord) -> i64 {
+    i64::from(copies::richness(&r.tags))
+}
+
+/// The tie-break between copies of equal richness, as `qipu import` orders them: the smaller
+/// content hash, then the smaller [`copies::header_hash`], each turned from an unsigned into a
+/// signed number that sorts the same way (`x ^ 2^63`), since Spark's longs are signed.
+pub fn tie_break(r: &GameRecord) -> [i64; 2] {
+    let sortable = |x: u64| (x ^ (1 << 63)) as i64;
+    [sortable(r.hash), sortable(copies::header_hash(&r.tags))]
 }
 
 /// The columns of `facts/games` (and, with `id` in front, of `stats/games`).
 pub const GAME_COLUMNS: &[ColumnDef] = &[
     col("identity", Kind::Long, false),
     col("richness", Kind::Long, false),
+    col("tie_hash", Kind::Long, false),
+    col("tie_header", Kind::Long, false),
     col("order_file", Kind::Text, false),
     col("order_index", Kind::Long, false),
     col("hash", Kind::Long, false),
@@ -212,6 +220,8 @@ fn game_row(r: &GameRecord, order_file: &str) -> Vec<Value> {
     vec![
         Value::Int(identity(r) as i64),
         Value::Int(richness(r)),
+        Value::Int(tie_break(r)[0]),
+        Value::Int(tie_break(r)[1]),
         Value::text(Some(order_file)),
         Value::Int(r.source.index as i64),
         Value::Int(r.hash as i64),

@@ -241,6 +241,8 @@ pub(super) enum Fate {
 /// A record's identity and richness, as the batch plan computed them.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Mark {
+    /// The record this place of the batch writes (see [`plan`]).
+    pub record: usize,
     pub identity: u64,
     pub richness: u32,
     pub header: u64,
@@ -250,13 +252,16 @@ pub(super) struct Mark {
 /// A richer copy of a stored game: the game's id, the copy, its mark, its source row.
 pub(super) type Richer<'a> = (i64, &'a GameRecord, Mark, i64);
 
-/// Decides, for every record of a batch, whether it is new, a duplicate, a poorer copy, or a
+/// Decides, for every place of a batch (`Mark::record` says which record it writes: its own,
+/// but for a new game's earliest and richest copies, which swap places), whether it is new, a duplicate, a poorer copy, or a
 /// richer copy of a stored game (one index lookup per distinct identity). Runs inside the
 /// batch's transaction.
 pub(super) fn plan(conn: &Connection, records: &[GameRecord]) -> Result<Vec<Mark>, StoreError> {
     let mut marks: Vec<Mark> = records
         .iter()
-        .map(|r| Mark {
+        .enumerate()
+        .map(|(record, r)| Mark {
+            record,
             identity: identity(r),
             richness: richness(&r.tags),
             header: header_hash(&r.tags),
@@ -312,6 +317,19 @@ pub(super) fn plan(conn: &Connection, records: &[GameRecord]) -> Result<Vec<Mark
         } else {
             Fate::Copy
         };
+    }
+    // A new game is stored at the place of its earliest copy in the batch, with the richest
+    // copy's content: its id is then the one it would get were the copies in other batches
+    // (the earliest copy's), so ids follow the input order however the input is batched.
+    let mut earliest: HashMap<u64, usize> = HashMap::with_capacity(best.len());
+    for (i, m) in marks.iter().enumerate() {
+        earliest.entry(m.identity).or_insert(i);
+    }
+    for (identity, b) in best {
+        let e = earliest[&identity];
+        if e != b && marks[b].fate == Fate::New {
+            marks.swap(e, b);
+        }
     }
     Ok(marks)
 }
@@ -454,14 +472,14 @@ impl Store {
             }
             let row = self.busy_row(key)?;
             let (summary, games) = self.summarize(&row.links)?;
-            let mut facts: Vec<(u16, GameFacts)> = row
+            let facts: Vec<(u16, i64, GameFacts)> = row
                 .links
                 .iter()
                 .zip(&games)
-                .map(|(l, g)| (l.mv, g.facts().game_facts()))
+                .map(|(l, g)| (l.mv, l.game, g.facts().game_facts()))
                 .collect();
             let mut buckets = Buckets::default();
-            buckets.add(&mut facts);
+            buckets.add(facts);
             self.write_busy(key, &summary, &row.links, &buckets)?;
         }
         Ok(())

@@ -102,7 +102,8 @@ impl Store {
             let mut insert = tx.prepare_cached(sql::INSERT_GAME)?;
             let mut insert_source = tx.prepare_cached(sql::INSERT_SOURCE)?;
             let mut insert_facts = tx.prepare_cached(sql::INSERT_GAME_FACTS)?;
-            for (r, mark) in records.iter().zip(&marks) {
+            for mark in &marks {
+                let r = &records[mark.record];
                 let source = match sources.get(&r.source.file) {
                     Some(&id) => id,
                     None => {
