@@ -9,7 +9,7 @@ use std::{collections::BTreeMap, path::Path};
 use qipu::{
     formats::{distinct_positions, read_path, Game},
     rules::{AnyPosition, Variant},
-    store::{BucketFilter, GameRecord, PositionKey, Store},
+    store::{BucketFilter, GameRecord, MoveRow, PositionKey, Store},
 };
 use rusqlite::{types::Value, Connection};
 
@@ -100,13 +100,14 @@ fn dump(path: &Path) -> BTreeMap<String, Vec<String>> {
         rows("SELECT p.folded, pg.side, g.hash FROM player_games pg JOIN players p ON p.id = pg.player \
               JOIN games g ON g.id = pg.game"),
     );
-    d.insert("buckets".into(), rows("SELECT key, buckets FROM positions"));
+    // The blobs hold game ids (a move's first game), which follow the import order: the
+    // buckets are compared through the filtered answers below, ids turned into hashes.
     drop(conn);
     let s = Store::open_read_only(path).unwrap();
-    let hash_of: BTreeMap<i64, String> = {
+    let hash_of: BTreeMap<i64, i64> = {
         let conn = Connection::open(path).unwrap();
         let mut stmt = conn.prepare("SELECT id, hash FROM games").unwrap();
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)?.to_string())))
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)?)))
             .unwrap()
             .map(Result::unwrap)
             .collect()
@@ -121,8 +122,8 @@ fn dump(path: &Path) -> BTreeMap<String, Vec<String>> {
     let (mut positions, mut tops, mut scores) = (Vec::new(), Vec::new(), Vec::new());
     for k in keys {
         let p = s.lookup(k, 100).unwrap();
-        let top: Vec<&str> = p.top.iter().map(|g| hash_of[&g.id].as_str()).collect();
-        positions.push(format!("{k} {:?} {:?}", p.moves, p.openings));
+        let top: Vec<i64> = p.top.iter().map(|g| hash_of[&g.id]).collect();
+        positions.push(format!("{k} {:?} {:?}", by_hash(&p.moves, &hash_of), p.openings));
         tops.push(format!("{k} {top:?}"));
         // Games of equal score are ranked by id, which depends on the import order.
         let score: Vec<_> = p.top.iter().map(|g| g.top_key().0).collect();
@@ -146,10 +147,20 @@ fn dump(path: &Path) -> BTreeMap<String, Vec<String>> {
         "filtered".into(),
         filters
             .iter()
-            .map(|f| format!("{:?}", s.moves_filtered(start, f).unwrap()))
+            .map(|f| format!("{:?}", by_hash(&s.moves_filtered(start, f).unwrap(), &hash_of)))
             .collect(),
     );
     d
+}
+
+/// Move rows with their first game named by its content hash instead of its id (ids follow
+/// the import order).
+fn by_hash(rows: &[MoveRow], hash_of: &BTreeMap<i64, i64>) -> Vec<MoveRow> {
+    let mut rows = rows.to_vec();
+    for r in &mut rows {
+        r.first_game = r.first_game.map(|id| hash_of[&id]);
+    }
+    rows
 }
 
 fn import_batches(path: &Path, batches: &[Vec<GameRecord>]) -> (u64, u64, u64) {
