@@ -23,8 +23,7 @@
 
 pub mod analysis;
 pub mod book;
-#[doc(hidden)]
-pub mod cli;
+mod cli;
 pub mod engine;
 pub mod explorer;
 pub mod formats;
@@ -33,3 +32,7 @@ pub mod pipeline;
 pub mod rules;
 pub mod store;
 pub mod web;
+
+/// Runs the `qipu` command line (the binary's whole `main`): parses the arguments, runs the
+/// command and returns its exit code (0 success, 1 partial failure, 2 fatal error).
+pub use cli::main as run_cli;
