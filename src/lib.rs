@@ -24,8 +24,7 @@
 pub mod analysis;
 pub mod book;
 pub mod bulk;
-#[doc(hidden)]
-pub mod cli;
+mod cli;
 pub mod engine;
 pub mod explorer;
 pub mod formats;
@@ -34,3 +33,7 @@ pub mod pipeline;
 pub mod rules;
 pub mod store;
 pub mod web;
+
+/// Runs the `qipu` command line (the binary's whole `main`): parses the arguments, runs the
+/// command and returns its exit code (0 success, 1 partial failure, 2 fatal error).
+pub use cli::main as run_cli;

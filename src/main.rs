@@ -6,5 +6,5 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    qipu::cli::main()
+    qipu::run_cli()
 }

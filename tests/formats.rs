@@ -467,6 +467,14 @@ fn convert_cli_round_trips() {
         .collect();
     assert_eq!(before.len(), 3);
     assert_eq!(after, before);
+    // .gib comes out in CP949 like real .gib files; `--encoding utf-8` on request.
+    assert!(std::str::from_utf8(&text).is_err(), "CP949, not UTF-8");
+    let utf8 = run(&[gib.to_str().unwrap(), "--to", "gib", "--encoding", "utf-8"]).stdout;
+    let utf8 = String::from_utf8(utf8).unwrap();
+    assert!(utf8.contains("대국"), "{utf8}");
+    let (decoded, _, bad) = encoding_rs::EUC_KR.decode(&text);
+    assert!(!bad);
+    assert_eq!(decoded, utf8);
 }
 
 /// PGN `TimeControl` and `Termination` tags become facts; unknown or malformed values leave

@@ -41,6 +41,17 @@ pub enum NotationArg {
     Korean,
 }
 
+/// Text encoding of `qipu convert`'s output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EncodingArg {
+    /// UTF-8.
+    #[value(name = "utf-8", alias = "utf8")]
+    Utf8,
+    /// CP949 (EUC-KR and its extension), the encoding of real `.gib` files.
+    #[value(name = "cp949", alias = "euc-kr")]
+    Cp949,
+}
+
 /// Arguments of `qipu convert`.
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
@@ -60,6 +71,31 @@ pub struct ConvertArgs {
     /// Write to this file instead of standard output.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Output encoding [default: cp949 for `--to gib`, like real .gib files; utf-8 for PGN].
+    /// Characters CP949 lacks are written as `&#N;` (with a warning).
+    #[arg(long, value_enum)]
+    encoding: Option<EncodingArg>,
+}
+
+impl ConvertArgs {
+    fn encoding(&self) -> EncodingArg {
+        self.encoding.unwrap_or(match self.to {
+            To::Gib => EncodingArg::Cp949,
+            To::Pgn => EncodingArg::Utf8,
+        })
+    }
+}
+
+/// A converted game's text in the output encoding, and whether some characters could not be
+/// encoded (and were written as `&#N;`).
+fn encode(text: &str, encoding: EncodingArg) -> (std::borrow::Cow<'_, [u8]>, bool) {
+    match encoding {
+        EncodingArg::Utf8 => (std::borrow::Cow::Borrowed(text.as_bytes()), false),
+        EncodingArg::Cp949 => {
+            let (bytes, _, lossy) = encoding_rs::EUC_KR.encode(text);
+            (bytes, lossy)
+        }
+    }
 }
 
 /// The notation for a game: the one asked for, or the game's own.
@@ -117,7 +153,14 @@ pub fn convert(args: &ConvertArgs) -> Result<ExitCode, CliError> {
         for r in read_path(path) {
             match r.and_then(|g| convert_one(&g, args)) {
                 Ok(text) => {
-                    out.write_all(text.as_bytes())?;
+                    let (bytes, lossy) = encode(&text, args.encoding());
+                    if lossy {
+                        eprintln!(
+                            "game {}: characters CP949 lacks are written as &#N;",
+                            written + failed + 1
+                        );
+                    }
+                    out.write_all(&bytes)?;
                     written += 1;
                 }
                 Err(e) => {

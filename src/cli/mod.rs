@@ -1,4 +1,8 @@
 //! The `qipu` command line. The only module that knows clap.
+//!
+//! Owns the arguments, the human and `--json` output and the exit codes; its insides are
+//! private to the crate (the binary reaches it through [`crate::run_cli`]). It calls the
+//! layers below and never reaches into their internals; nothing below calls it.
 
 mod analyse;
 mod book;
@@ -93,7 +97,7 @@ pub fn main() -> ExitCode {
 }
 
 /// Errors of a command, displayed as one line.
-pub type CliError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type CliError = Box<dyn std::error::Error + Send + Sync>;
 
 /// An error with what was being done (`book.obk: …`), keeping the error itself as its
 /// [`source`](std::error::Error::source) rather than only its text.

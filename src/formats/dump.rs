@@ -39,7 +39,7 @@ fn cut_line(line: &str) -> Line<'_> {
         .split([',', ';', ' ', '\t'])
         .map(str::trim)
         .filter(|w| !w.is_empty())
-        .map(strip_number)
+        .map(pgn::strip_move_number)
         .filter(|w| !w.is_empty())
         .collect();
     let commas = moves.contains(',');
@@ -60,15 +60,6 @@ fn cut_line(line: &str) -> Line<'_> {
         id,
         words,
         dump_shaped,
-    }
-}
-
-/// `12.h2e2` → `h2e2`, `1.` → ``: move numbers are dropped.
-fn strip_number(word: &str) -> &str {
-    match word.find(|c: char| !c.is_ascii_digit()) {
-        Some(i) if i > 0 && word[i..].starts_with('.') => word[i..].trim_start_matches('.'),
-        None if word.len() < 4 => "",
-        _ => word,
     }
 }
 

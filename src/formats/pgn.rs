@@ -398,7 +398,7 @@ pub fn piece_starts(text: &str, piece_bytes: usize) -> Vec<usize> {
 }
 
 /// Drops a leading move number: `12.`, `12...`, `12…`, `１２．`; the rest (if any) is a move.
-fn strip_move_number(word: &str) -> &str {
+pub(super) fn strip_move_number(word: &str) -> &str {
     let digits = word
         .char_indices()
         .find(|(_, c)| !(c.is_ascii_digit() || ('０'..='９').contains(c)))
