@@ -246,7 +246,7 @@ fn copies_are_one_game_with_the_richest_metadata_in_any_order_and_any_runs() {
     }
     // A second run of everything changes nothing and counts every record again.
     let path = dir.path().join("0.db");
-    let (imported, duplicates, merged) = import_batches(&path, &[all.clone()]);
+    let (imported, duplicates, merged) = import_batches(&path, std::slice::from_ref(&all));
     assert_eq!((imported, duplicates + merged), (0, all.len() as u64));
     assert!(dump(&path) == want);
 }
