@@ -123,7 +123,11 @@ fn dump(path: &Path) -> BTreeMap<String, Vec<String>> {
     for k in keys {
         let p = s.lookup(k, 100).unwrap();
         let top: Vec<i64> = p.top.iter().map(|g| hash_of[&g.id]).collect();
-        positions.push(format!("{k} {:?} {:?}", by_hash(&p.moves, &hash_of), p.openings));
+        positions.push(format!(
+            "{k} {:?} {:?}",
+            by_hash(&p.moves, &hash_of),
+            p.openings
+        ));
         tops.push(format!("{k} {top:?}"));
         // Games of equal score are ranked by id, which depends on the import order.
         let score: Vec<_> = p.top.iter().map(|g| g.top_key().0).collect();
@@ -147,7 +151,12 @@ fn dump(path: &Path) -> BTreeMap<String, Vec<String>> {
         "filtered".into(),
         filters
             .iter()
-            .map(|f| format!("{:?}", by_hash(&s.moves_filtered(start, f).unwrap(), &hash_of)))
+            .map(|f| {
+                format!(
+                    "{:?}",
+                    by_hash(&s.moves_filtered(start, f).unwrap(), &hash_of)
+                )
+            })
             .collect(),
     );
     d
