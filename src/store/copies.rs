@@ -51,9 +51,10 @@ pub const LONG_GAME: usize = 30;
 /// use qipu::formats::{Game, MoveNode, Source};
 /// use qipu::rules::{Outcome, Variant};
 /// use qipu::store::{copies, GameRecord};
-/// let line = "h2e2 h9g7 h0g2 i9h9 i0h0 b9c7 b0c2 b7a7 c3c4 h7h3";
+/// // 32 plies: both right horses out and back, eight times.
+/// let line = "h0g2 h9g7 g2h0 g7h9";
 /// let mut g = Game::new(Variant::Xiangqi, Source::default());
-/// g.moves = [line, line, line].join(" ").split(' ').map(MoveNode::new).collect();
+/// g.moves = [line; 8].join(" ").split(' ').map(MoveNode::new).collect();
 /// g.tags.result = Some(Outcome::Draw);
 /// let a = GameRecord::from_game(&g, 40).unwrap();
 /// g.tags.first = Some("洪智".into());
