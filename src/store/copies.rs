@@ -12,7 +12,7 @@
 //!   [`richness`] (real names, a full date, event, ratings …), ties by the smallest content
 //!   hash. The choice depends on the copies only, not on the order they arrive in: when a
 //!   richer copy comes in a later batch or import, the stored game takes its metadata and its
-//!   statistics move with it ([`Store::take_copies`]).
+//!   statistics move with it (`Store::take_copies`).
 //!
 //! This file owns the rule (identity and richness, both pure functions of one game, so a
 //! job outside the store can compute them as columns and only group and sort) and the
