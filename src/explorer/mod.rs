@@ -53,12 +53,11 @@ pub use query::{
 };
 
 use crate::{
-    formats::names::fold,
     notation::{render, Line, Notation},
     rules::{AnyPosition, Move, Variant},
     store::{
-        BucketFilter, GameCounts, GameThrough, Month, MonthCounts, MoveRow, Played, PlayerCounts,
-        PositionKey, PositionStats, Store, StoreError,
+        is_real_name, BucketFilter, GameCounts, GameThrough, Month, MonthCounts, MoveRow, Played,
+        PlayerCounts, PositionKey, PositionStats, Store, StoreError,
     },
 };
 
@@ -356,27 +355,6 @@ fn gather(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<Gathered, Er
         out.recent.extend(stats.recent.into_iter().map(fix_game));
     }
     Ok(out)
-}
-
-/// Names that stand for "unknown" (compared folded): empty, question marks, `-`, `nn`,
-/// `unknown`, and the side placeholders some programs write (`红方棋手`, `黑方`, …).
-fn is_real_name(name: Option<&str>) -> bool {
-    const PLACEHOLDERS: [&str; 10] = [
-        "-",
-        "nn",
-        "unknown",
-        "红方",
-        "黑方",
-        "紅方",
-        "红方棋手",
-        "黑方棋手",
-        "紅方棋手",
-        "黑方選手",
-    ];
-    name.is_some_and(|n| {
-        let f = fold(n);
-        !f.chars().all(|c| c == '?') && !PLACEHOLDERS.contains(&f.as_str())
-    })
 }
 
 /// The sort key of the top-games list, smallest first: a known result first, then real names
