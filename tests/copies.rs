@@ -162,12 +162,13 @@ fn dump(path: &Path) -> BTreeMap<String, Vec<String>> {
     d
 }
 
-/// Move rows with their first game named by its content hash instead of its id (ids follow
-/// the import order).
+/// Move rows without their first game's id: ids follow the import order, and of games first
+/// played on the same date the smaller id is the first game (`first_date` is compared).
 fn by_hash(rows: &[MoveRow], hash_of: &BTreeMap<i64, i64>) -> Vec<MoveRow> {
     let mut rows = rows.to_vec();
     for r in &mut rows {
-        r.first_game = r.first_game.map(|id| hash_of[&id]);
+        assert!(r.first_game.is_none_or(|id| hash_of.contains_key(&id)));
+        r.first_game = None;
     }
     rows
 }
