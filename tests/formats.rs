@@ -199,15 +199,15 @@ fn janggi_pgn_pychess() {
     assert_eq!(rp.moves, [mv("a3b3"), mv("a6b6"), Move::PASS]);
 }
 
-/// Cuts a PGN text at every game boundary `piece_starts` allows, reads each piece alone and
+/// Cuts a PGN text at every game boundary `chunk_starts` allows, reads each chunk alone and
 /// checks that together they are exactly the games of the whole text. Returns the number of
-/// pieces.
+/// chunks.
 pub fn cut_anywhere_reads_the_same(name: &str, text: &str) -> usize {
     let whole: Vec<Game> = pgn::read_pgn(name, text, Variant::Xiangqi)
         .into_iter()
         .map(Result::unwrap)
         .collect();
-    let starts = pgn::piece_starts(text, 1);
+    let starts = pgn::chunk_starts(text, 1);
     let ends = starts.iter().skip(1).copied().chain([text.len()]);
     let mut joined = Vec::new();
     for (start, end) in starts.iter().copied().zip(ends) {
@@ -230,7 +230,7 @@ pub fn cut_anywhere_reads_the_same(name: &str, text: &str) -> usize {
 
 #[test]
 fn pgn_cut_at_any_game_boundary_reads_the_same_games() {
-    let mut pieces = 0;
+    let mut chunks = 0;
     for name in [
         "big5-black-first.pgn",
         "gbk-crlf.pgn",
@@ -239,7 +239,7 @@ fn pgn_cut_at_any_game_boundary_reads_the_same_games() {
         "utf8-bom-wxf.pgn",
     ] {
         let bytes = std::fs::read(fixture(&format!("formats/{name}"))).unwrap();
-        pieces += cut_anywhere_reads_the_same(name, &decode_text(&bytes).text);
+        chunks += cut_anywhere_reads_the_same(name, &decode_text(&bytes).text);
     }
     // The bundled 1,391-game ICCS file, and a text whose comments hold tag-like lines.
     let zip =
@@ -252,19 +252,19 @@ fn pgn_cut_at_any_game_boundary_reads_the_same_games() {
     // Three games; no cut before the third, as a `{` in the skipped text after a result
     // is taken (conservatively) for an open comment.
     assert_eq!(cut_anywhere_reads_the_same("tricky.pgn", tricky), 2);
-    assert!(pieces >= 5);
+    assert!(chunks >= 5);
 
-    // Through the public readers: the default pieces of the zip give every game, numbered
+    // Through the public readers: the default chunks of the zip give every game, numbered
     // 0..1391 within the member, as the file read at once.
-    let via_pieces = read_path(&zip).map(|g| g.unwrap()).collect::<Vec<_>>();
-    assert!(qipu::formats::pieces(&zip).count() > 3);
+    let via_chunks = read_path(&zip).map(|g| g.unwrap()).collect::<Vec<_>>();
+    assert!(qipu::formats::chunks(&zip).count() > 3);
     let whole = pgn::read_pgn(
         &format!("{}:Hu_Ronghua_1391_UCI_games.pgn", zip.display()),
         &text,
         Variant::Xiangqi,
     );
     assert_eq!(
-        via_pieces,
+        via_chunks,
         whole.into_iter().map(Result::unwrap).collect::<Vec<_>>()
     );
 }

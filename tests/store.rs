@@ -189,9 +189,9 @@ fn explorer_order(games: &[qipu::store::GameThrough]) -> Vec<i64> {
 fn best_games_from_the_summary_and_from_all_games_agree() {
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/ccpd");
     let mut store = Store::open_in_memory().unwrap();
-    qipu::pipeline::import_pieces(
+    qipu::pipeline::import_chunks(
         &mut store,
-        qipu::formats::pieces(&data),
+        qipu::formats::chunks(&data),
         &qipu::pipeline::ImportOptions::default(),
         |_| {},
     )

@@ -6,7 +6,7 @@
 //! groups by ([`identity`], [`richness`], [`order_key`]), and turning the job's sorted output
 //! back into store calls. What it may not touch: SQL and blob formats (the store's: games go
 //! through [`Store::write_batch`], a fresh database's statistics through
-//! [`Store::load_positions`]), reading and replaying games (the readers' [`pieces`] and
+//! [`Store::load_positions`]), reading and replaying games (the readers' [`chunks`] and
 //! [`GameRecord::from_game`], as an import does them). It sits beside `pipeline`, below `cli`.
 //!
 //! ```text
@@ -31,9 +31,9 @@ use rayon::prelude::*;
 use self::parquet::{col, read_table, ColumnDef, Kind, Row, TableWriter, Value};
 use crate::{
     formats::{
-        distinct_positions,
+        chunks, distinct_positions,
         facts::{Mode, Speed, Termination, TimeControl},
-        pieces, GameError, GameNumbers, Piece, Source, Tags,
+        Chunk, GameError, GameNumbers, Source, Tags,
     },
     pipeline::CHUNK_BYTES,
     rules::{AnyPosition, Move},
@@ -143,7 +143,7 @@ pub fn order_key(path: &str, member: u32) -> String {
     format!("{}\u{1}{member:010}", parts.join("\0"))
 }
 
-/// Order keys of the files pieces come from, in reading order: a file on disk is its own
+/// Order keys of the files chunks come from, in reading order: a file on disk is its own
 /// path; a member `archive:inner` (an archive on disk, then `:` and the member's name) takes
 /// its archive's path and its rank among the archive's members as the reader gives them
 /// (sorted by name, as the text of the name sorts).
@@ -361,17 +361,17 @@ pub fn emit(paths: &[PathBuf], out: &Path, max_ply: usize) -> Result<EmitReport,
     let mut report = EmitReport::default();
     let mut numbers = GameNumbers::default();
     let mut order = FileOrder::default();
-    let mut input = paths.iter().flat_map(|p| pieces(p)).peekable();
+    let mut input = paths.iter().flat_map(|p| chunks(p)).peekable();
     while input.peek().is_some() {
-        // A chunk of pieces, read and replayed in parallel, kept in input order.
-        let mut chunk: Vec<Piece> = Vec::new();
+        // A round of chunks, read and replayed in parallel, kept in input order.
+        let mut round: Vec<Chunk> = Vec::new();
         let mut bytes = 0;
         while bytes < 4 * CHUNK_BYTES {
             let Some(p) = input.next() else { break };
             bytes += p.size().max(1);
-            chunk.push(p);
+            round.push(p);
         }
-        let done: Vec<(Piece, Vec<Result<GameRecord, GameError>>)> = chunk
+        let done: Vec<(Chunk, Vec<Result<GameRecord, GameError>>)> = round
             .into_par_iter()
             .map(|p| {
                 let records = p
@@ -382,8 +382,8 @@ pub fn emit(paths: &[PathBuf], out: &Path, max_ply: usize) -> Result<EmitReport,
                 (p, records)
             })
             .collect();
-        for (piece, mut items) in done {
-            numbers.place(&piece, &mut items);
+        for (chunk, mut items) in done {
+            numbers.place(&chunk, &mut items);
             for item in items {
                 match item {
                     Ok(r) => {

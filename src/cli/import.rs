@@ -12,8 +12,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CliError;
 use crate::{
-    formats::{pieces, GameError, Piece},
-    pipeline::{import_pieces, ImportOptions, ImportReport, Progress, DEFAULT_MAX_PLY},
+    formats::{chunks, Chunk, GameError},
+    pipeline::{import_chunks, ImportOptions, ImportReport, Progress, DEFAULT_MAX_PLY},
     store::Store,
 };
 
@@ -47,9 +47,9 @@ pub struct ImportArgs {
     batch_ms: u64,
 }
 
-/// The pieces of every path, in order.
-fn read_inputs(paths: Vec<PathBuf>) -> impl Iterator<Item = Piece> + Send {
-    paths.into_iter().flat_map(|p| pieces(&p))
+/// The chunks of every path, in order.
+fn read_inputs(paths: Vec<PathBuf>) -> impl Iterator<Item = Chunk> + Send {
+    paths.into_iter().flat_map(|p| chunks(&p))
 }
 
 /// Peak resident memory of this process in bytes (Linux `VmHWM`), if known.
@@ -126,7 +126,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
     let started = Instant::now();
     let pb = progress_bar();
     let mut committed = (0, 0);
-    let imported = import_pieces(
+    let imported = import_chunks(
         &mut store,
         read_inputs(args.paths.clone()),
         &opts,

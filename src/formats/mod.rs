@@ -31,7 +31,7 @@ pub mod xqf;
 pub use error::{ErrorKind, GameError};
 pub use game::{Game, MoveNode, Source, Tags};
 pub use read::{
-    pieces, pieces_of_bytes, read_bytes, read_path, BinaryReader, GameNumbers, Piece, Placed,
-    BINARY_READERS, PIECE_BYTES,
+    chunks, chunks_of_bytes, read_bytes, read_path, BinaryReader, Chunk, GameNumbers, Placed,
+    BINARY_READERS, PGN_CHUNK_BYTES,
 };
 pub use replay::{distinct_positions, replay, Replay};

@@ -317,25 +317,25 @@ fn tag_of_line(line: &str) -> Option<(&str, &str)> {
     Some((name, value.trim()))
 }
 
-/// Where a PGN text can be cut into runs of whole games of about `piece_bytes` each: offsets
+/// Where a PGN text can be cut into runs of whole games of about `chunk_bytes` each: offsets
 /// of lines that begin a game's tags, the first offset being 0. Reading each run with
 /// [`read_pgn`] gives the games of the whole text, in order. Brace comments are followed so
 /// that a `[` line inside one is never taken for a tag.
 ///
 /// ```
-/// use qipu::formats::pgn::{piece_starts, read_pgn};
+/// use qipu::formats::pgn::{chunk_starts, read_pgn};
 /// use qipu::rules::Variant;
 /// let text = "[Event \"a\"]\n[Red \"x\"]\n1. h2e2 {\n[not a tag]} h9g7 *\n".repeat(3);
-/// let starts = piece_starts(&text, 1);
+/// let starts = chunk_starts(&text, 1);
 /// assert_eq!(starts.len(), 3);
 /// assert!(starts.iter().all(|&s| text[s..].starts_with("[Event")));
 /// assert_eq!(read_pgn("x", &text[starts[1]..starts[2]], Variant::Xiangqi).len(), 1);
 /// ```
-pub fn piece_starts(text: &str, piece_bytes: usize) -> Vec<usize> {
+pub fn chunk_starts(text: &str, chunk_bytes: usize) -> Vec<usize> {
     let b = text.as_bytes();
     let mut starts = vec![0];
     // Whether the last thing seen was a tag line (a tag block goes on), and whether there
-    // was any content since the current piece began.
+    // was any content since the current chunk began.
     let mut after_tag = false;
     let mut content = false;
     let mut line = 0;
@@ -350,8 +350,8 @@ pub fn piece_starts(text: &str, piece_bytes: usize) -> Vec<usize> {
             continue;
         };
         if b[first] == b'[' {
-            let long_enough = line - starts[starts.len() - 1] >= piece_bytes;
-            // Lines are parsed as tags only once the piece is long enough to end. Until
+            let long_enough = line - starts[starts.len() - 1] >= chunk_bytes;
+            // Lines are parsed as tags only once the chunk is long enough to end. Until
             // then a `[` line with a `]` and no comment character is taken for a tag without
             // parsing: real tags are among those, and a wrong guess only sets `after_tag`,
             // which can only prevent a cut.

@@ -1,9 +1,9 @@
 //! Entry points: [`read_bytes`] sniffs a record's format by content and reads it;
 //! [`read_path`] walks files, folders (recursively, in sorted order) and `.zip` archives.
 //!
-//! Underneath, input is cut into [`Piece`]s that read independently of each other — a whole
+//! Underneath, input is cut into [`Chunk`]s that read independently of each other — a whole
 //! file, a zip member, or a run of games of a large PGN text — so that the import can read
-//! them in parallel; reading the pieces in order and numbering their games with
+//! them in parallel; reading the chunks in order and numbering their games with
 //! [`GameNumbers`] gives exactly the games of [`read_path`].
 
 use std::{
@@ -42,14 +42,14 @@ const MAX_ZIP_MEMBER: u64 = 512 << 20;
 /// How deep zips inside zips are opened.
 const MAX_ZIP_DEPTH: usize = 2;
 /// PGN texts longer than this are cut into runs of games of about this size.
-pub const PIECE_BYTES: usize = 128 << 10;
+pub const PGN_CHUNK_BYTES: usize = 128 << 10;
 
 /// Part of the input that reads on its own.
 #[derive(Clone, Debug)]
-pub struct Piece {
+pub struct Chunk {
     /// The file it comes from (`archive.zip:inner/path` inside zips).
     pub file: String,
-    /// 0 for the first (or only) piece of its file, then 1, 2…
+    /// 0 for the first (or only) chunk of its file, then 1, 2…
     pub part: usize,
     content: Content,
 }
@@ -70,9 +70,9 @@ enum Content {
     Failed(GameError),
 }
 
-impl Piece {
-    /// Reads the piece's games. Their indices (`source.index`, and `game` in errors) count
-    /// from 0 within the piece; [`GameNumbers`] turns them into indices within the file.
+impl Chunk {
+    /// Reads the chunk's games. Their indices (`source.index`, and `game` in errors) count
+    /// from 0 within the chunk; [`GameNumbers`] turns them into indices within the file.
     pub fn read(&self) -> Vec<Result<Game, GameError>> {
         match &self.content {
             Content::Bytes { bytes, quiet } => {
@@ -107,7 +107,7 @@ impl Piece {
         }
     }
 
-    /// Where the piece starts in its file's decoded text (0 for a whole record).
+    /// Where the chunk starts in its file's decoded text (0 for a whole record).
     fn text_start(&self) -> usize {
         match &self.content {
             Content::Text {
@@ -140,16 +140,16 @@ impl Placed for Game {
     }
 }
 
-/// Numbers games within their file across the pieces of the file, read in order.
+/// Numbers games within their file across the chunks of the file, read in order.
 ///
 /// ```
-/// use qipu::formats::{pieces_of_bytes, GameNumbers};
+/// use qipu::formats::{chunks_of_bytes, GameNumbers};
 /// let text = "[Event \"a\"]\n1. h2e2 *\n".repeat(20_000);
-/// let pieces = pieces_of_bytes("big.pgn", text.into_bytes());
-/// assert!(pieces.len() > 1);
+/// let chunks = chunks_of_bytes("big.pgn", text.into_bytes());
+/// assert!(chunks.len() > 1);
 /// let mut numbers = GameNumbers::default();
 /// let mut indices = Vec::new();
-/// for p in &pieces {
+/// for p in &chunks {
 ///     let mut games = p.read();
 ///     numbers.place(p, &mut games);
 ///     indices.extend(games.iter().map(|g| g.as_ref().unwrap().source.index));
@@ -163,16 +163,16 @@ pub struct GameNumbers {
 }
 
 impl GameNumbers {
-    /// Renumbers what reading a piece gave (games and game errors, counted from 0 within the
-    /// piece) within its file, and moves errors' byte offsets from the piece's text to the
-    /// file's. Pieces must come in order.
-    pub fn place<T: Placed>(&mut self, piece: &Piece, items: &mut [Result<T, GameError>]) {
-        if piece.part == 0 || piece.file != self.file {
-            self.file.clone_from(&piece.file);
+    /// Renumbers what reading a chunk gave (games and game errors, counted from 0 within the
+    /// chunk) within its file, and moves errors' byte offsets from the chunk's text to the
+    /// file's. Chunks must come in order.
+    pub fn place<T: Placed>(&mut self, chunk: &Chunk, items: &mut [Result<T, GameError>]) {
+        if chunk.part == 0 || chunk.file != self.file {
+            self.file.clone_from(&chunk.file);
             self.next = 0;
         }
         let offset = self.next;
-        let text_start = piece.text_start();
+        let text_start = chunk.text_start();
         for item in items.iter_mut() {
             let index = match item {
                 Ok(g) => Some(&mut g.source_mut().index),
@@ -191,12 +191,12 @@ impl GameNumbers {
     }
 }
 
-/// Reads the pieces in order and numbers their games within their files.
-fn read_pieces(
-    pieces: impl Iterator<Item = Piece>,
+/// Reads the chunks in order and numbers their games within their files.
+fn read_chunks(
+    chunks: impl Iterator<Item = Chunk>,
 ) -> impl Iterator<Item = Result<Game, GameError>> {
     let mut numbers = GameNumbers::default();
-    pieces.flat_map(move |p| {
+    chunks.flat_map(move |p| {
         let mut games = p.read();
         numbers.place(&p, &mut games);
         games
@@ -217,26 +217,26 @@ fn read_pieces(
 /// assert_eq!(bad[0].as_ref().unwrap_err().game, None);
 /// ```
 pub fn read_bytes(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
-    read_pieces(pieces_of_bytes(file, bytes.to_vec()).into_iter()).collect()
+    read_chunks(chunks_of_bytes(file, bytes.to_vec()).into_iter()).collect()
 }
 
-/// Cuts a record in memory into pieces: a zip archive into its members, a large PGN text into
-/// runs of games, anything else is one piece.
-pub fn pieces_of_bytes(file: &str, bytes: Vec<u8>) -> Vec<Piece> {
+/// Cuts a record in memory into chunks: a zip archive into its members, a large PGN text into
+/// runs of games, anything else is one chunk.
+pub fn chunks_of_bytes(file: &str, bytes: Vec<u8>) -> Vec<Chunk> {
     cut(file, bytes, false, 0).collect()
 }
 
-/// The pieces of one input, made as they are taken: a zip archive's members are
+/// The chunks of one input, made as they are taken: a zip archive's members are
 /// decompressed one at a time, so that only the members in flight are held.
 enum Cut {
-    Ready(std::vec::IntoIter<Piece>),
+    Ready(std::vec::IntoIter<Chunk>),
     Zip(Box<ZipMembers>),
 }
 
 impl Iterator for Cut {
-    type Item = Piece;
+    type Item = Chunk;
 
-    fn next(&mut self) -> Option<Piece> {
+    fn next(&mut self) -> Option<Chunk> {
         match self {
             Cut::Ready(v) => v.next(),
             Cut::Zip(z) => z.next(),
@@ -255,11 +255,11 @@ fn cut(file: &str, bytes: Vec<u8>, quiet: bool, depth: usize) -> Cut {
     Cut::Ready(out.into_iter())
 }
 
-/// Largest record read as one piece (any format but PGN, which is cut into runs of games).
+/// Largest record read as one chunk (any format but PGN, which is cut into runs of games).
 pub const MAX_RECORD_BYTES: usize = 256 << 20;
 
-fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut Vec<Piece>) {
-    if bytes.len() > 2 * PIECE_BYTES && !binary {
+fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut Vec<Chunk>) {
+    if bytes.len() > 2 * PGN_CHUNK_BYTES && !binary {
         let text = Arc::new(decode_text(&bytes));
         drop(bytes);
         if !pgn::looks_like_pgn(&text.text) || is_special_text(&text.text) {
@@ -271,7 +271,7 @@ fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut V
                     )),
                 )));
             }
-            return out.push(Piece {
+            return out.push(Chunk {
                 file: file.to_string(),
                 part: 0,
                 content: Content::Text {
@@ -281,10 +281,10 @@ fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut V
                 },
             });
         }
-        let starts = pgn::piece_starts(&text.text, PIECE_BYTES);
+        let starts = pgn::chunk_starts(&text.text, PGN_CHUNK_BYTES);
         let ends = starts.iter().skip(1).copied().chain([text.text.len()]);
         for (part, (start, end)) in starts.iter().copied().zip(ends).enumerate() {
-            out.push(Piece {
+            out.push(Chunk {
                 file: file.to_string(),
                 part,
                 content: Content::Text {
@@ -304,7 +304,7 @@ fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut V
             )),
         )));
     }
-    out.push(Piece {
+    out.push(Chunk {
         file: file.to_string(),
         part: 0,
         content: Content::Bytes { bytes, quiet },
@@ -320,15 +320,15 @@ fn file_error(file: &str, kind: ErrorKind) -> GameError {
     GameError::file(file, kind)
 }
 
-fn failed(e: GameError) -> Piece {
-    Piece {
+fn failed(e: GameError) -> Chunk {
+    Chunk {
         file: e.file.clone(),
         part: 0,
         content: Content::Failed(e),
     }
 }
 
-/// One record, zip archives excepted (those are cut into pieces first).
+/// One record, zip archives excepted (those are cut into chunks first).
 fn read_record(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
     for (sniff, read) in BINARY_READERS {
         if sniff(bytes) {
@@ -492,7 +492,7 @@ const ZIP_RATIO_FLOOR: u64 = 1 << 20;
 /// Most uncompressed bytes read out of one archive, all members together.
 pub const MAX_ZIP_TOTAL: u64 = 4 << 30;
 
-/// The members of a zip archive, cut into pieces one member at a time; members are named
+/// The members of a zip archive, cut into chunks one member at a time; members are named
 /// `archive.zip:inner/path`, in the archive's order sorted by name.
 struct ZipMembers {
     file: String,
@@ -566,9 +566,9 @@ impl ZipMembers {
 }
 
 impl Iterator for ZipMembers {
-    type Item = Piece;
+    type Item = Chunk;
 
-    fn next(&mut self) -> Option<Piece> {
+    fn next(&mut self) -> Option<Chunk> {
         loop {
             if let Some(p) = self.current.as_mut().and_then(Iterator::next) {
                 return Some(p);
@@ -615,11 +615,11 @@ fn is_skippable(name: &str, games: &[Result<Game, GameError>]) -> bool {
 /// assert!(games[0].is_ok());
 /// ```
 pub fn read_path(path: &Path) -> impl Iterator<Item = Result<Game, GameError>> {
-    read_pieces(pieces(path))
+    read_chunks(chunks(path))
 }
 
-/// The pieces of a file, a folder or a zip archive, lazily file by file (see [`read_path`]).
-pub fn pieces(path: &Path) -> impl Iterator<Item = Piece> {
+/// The chunks of a file, a folder or a zip archive, lazily file by file (see [`read_path`]).
+pub fn chunks(path: &Path) -> impl Iterator<Item = Chunk> {
     let (files, errors) = if path.is_dir() {
         let mut files = Vec::new();
         let mut errors = Vec::new();
@@ -632,7 +632,7 @@ pub fn pieces(path: &Path) -> impl Iterator<Item = Piece> {
     errors.into_iter().map(failed).chain(
         files
             .into_iter()
-            .flat_map(|(f, in_walk)| file_pieces(&f, in_walk)),
+            .flat_map(|(f, in_walk)| file_chunks(&f, in_walk)),
     )
 }
 
@@ -665,7 +665,7 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<GameError>) {
 /// Largest file read (a PGN file is cut into runs of games, but held whole while it is).
 pub const MAX_FILE_BYTES: u64 = 2 << 30;
 
-fn file_pieces(path: &Path, in_walk: bool) -> Cut {
+fn file_chunks(path: &Path, in_walk: bool) -> Cut {
     let name = path.display().to_string();
     match read_regular_file(path) {
         Ok(bytes) => cut(&name, bytes, in_walk, 0),

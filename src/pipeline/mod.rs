@@ -1,5 +1,5 @@
 //! The import pipeline, the only place with threads: one reader thread reads files and cuts
-//! them into [`Piece`]s, rayon workers read the pieces' games, replay them and compute their
+//! them into [`Chunk`]s, rayon workers read the chunks' games, replay them and compute their
 //! positions' keys, the calling thread gathers them into batches, and a writer thread writes
 //! each batch to the [`Store`] while the next one is being read.
 //!
@@ -38,7 +38,7 @@ use std::{
 use rayon::prelude::*;
 
 use crate::{
-    formats::{Game, GameError, GameNumbers, Piece},
+    formats::{Chunk, Game, GameError, GameNumbers},
     store::{BatchOutcome, GameRecord, Store, StoreError},
 };
 
@@ -114,48 +114,48 @@ pub struct ImportReport {
     pub errors: Vec<GameError>,
 }
 
-/// A unit of work: a piece of a file, or a game already read.
+/// A unit of work: a chunk of a file, or a game already read.
 enum Unit {
-    Piece(Piece),
+    Chunk(Chunk),
     Game(Box<Result<Game, GameError>>),
 }
 
 impl Unit {
     fn size(&self) -> usize {
         match self {
-            Unit::Piece(p) => p.size().max(1),
+            Unit::Chunk(p) => p.size().max(1),
             Unit::Game(_) => 1,
         }
     }
 }
 
-/// What a worker made of a unit: its games replayed, and the piece they came from (whose
+/// What a worker made of a unit: its games replayed, and the chunk they came from (whose
 /// game indices count from 0 until [`GameNumbers`] places them in their file).
-type Prepared = (Option<Piece>, Vec<Result<GameRecord, GameError>>);
+type Prepared = (Option<Chunk>, Vec<Result<GameRecord, GameError>>);
 
 fn prepare(unit: Unit, max_ply: usize) -> Prepared {
     let record = |g: Result<Game, GameError>| g.and_then(|g| GameRecord::from_game(&g, max_ply));
     match unit {
         Unit::Game(g) => (None, vec![record(*g)]),
-        Unit::Piece(p) => {
+        Unit::Chunk(p) => {
             let records = p.read().into_iter().map(record).collect();
             (Some(p), records)
         }
     }
 }
 
-/// Imports the games of some pieces (see [`crate::formats::pieces`]): the import of files,
-/// folders and archives, their pieces read in parallel. Game indices are those of
+/// Imports the games of some chunks (see [`crate::formats::chunks`]): the import of files,
+/// folders and archives, their chunks read in parallel. Game indices are those of
 /// [`crate::formats::read_path`].
 ///
 /// ```
-/// use qipu::formats::pieces_of_bytes;
-/// use qipu::pipeline::{import_pieces, ImportOptions};
+/// use qipu::formats::chunks_of_bytes;
+/// use qipu::pipeline::{import_chunks, ImportOptions};
 /// use qipu::store::Store;
 /// let pgn = "[Red \"A\"]\n1. h2e2 h9g7 1-0\n[Red \"B\"]\n1. h2e2 h2h9 *\n";
 /// let mut store = Store::open_in_memory()?;
-/// let pieces = pieces_of_bytes("two.pgn", pgn.as_bytes().to_vec());
-/// let report = import_pieces(&mut store, pieces.into_iter(), &ImportOptions::default(), |_| {})?;
+/// let chunks = chunks_of_bytes("two.pgn", pgn.as_bytes().to_vec());
+/// let report = import_chunks(&mut store, chunks.into_iter(), &ImportOptions::default(), |_| {})?;
 /// assert_eq!((report.imported, report.rejected), (1, 1));
 /// assert_eq!(report.errors[0].game, Some(1)); // the second game: h2h9 is illegal
 /// # Ok::<_, qipu::store::StoreError>(())
@@ -163,16 +163,16 @@ fn prepare(unit: Unit, max_ply: usize) -> Prepared {
 ///
 /// # Errors
 /// As [`import`].
-pub fn import_pieces<I>(
+pub fn import_chunks<I>(
     store: &mut Store,
-    pieces: I,
+    chunks: I,
     opts: &ImportOptions,
     progress: impl FnMut(&Progress),
 ) -> Result<ImportReport, StoreError>
 where
-    I: Iterator<Item = Piece> + Send,
+    I: Iterator<Item = Chunk> + Send,
 {
-    run(store, pieces.map(Unit::Piece), opts, progress)
+    run(store, chunks.map(Unit::Chunk), opts, progress)
 }
 
 /// Imports games into the store. `games` is any source of games (a reader over files, or
@@ -276,8 +276,8 @@ where
         // Batches sent and not yet reported written.
         let mut in_flight = 0usize;
         'read: for prepared in prep_rx {
-            for (piece, mut items) in prepared {
-                if let Some(p) = &piece {
+            for (chunk, mut items) in prepared {
+                if let Some(p) = &chunk {
                     numbers.place(p, &mut items);
                 }
                 for item in items {

@@ -1,8 +1,8 @@
 //! Errors with kinds and locations: the kind of each failure, byte offsets of text records
-//! counted in the file (also across the pieces of a large PGN), the folder walk's skipping
+//! counted in the file (also across the chunks of a large PGN), the folder walk's skipping
 //! decided by kind, and the import report's `kind` column with games numbered from 1.
 
-use qipu::formats::{pieces_of_bytes, read_bytes, read_path, ErrorKind, GameNumbers};
+use qipu::formats::{chunks_of_bytes, read_bytes, read_path, ErrorKind, GameNumbers};
 
 #[test]
 fn kinds_of_whole_file_failures() {
@@ -60,8 +60,8 @@ fn kinds_of_game_failures_and_their_sources() {
 }
 
 #[test]
-fn text_offsets_count_in_the_file_across_pieces() {
-    // A game nested too deep, far into a PGN text large enough to be cut into pieces.
+fn text_offsets_count_in_the_file_across_chunks() {
+    // A game nested too deep, far into a PGN text large enough to be cut into chunks.
     let good = "[Event \"a\"]\n1. h2e2 h9g7 *\n";
     let n = 20_000;
     let mut text = good.repeat(n);
@@ -70,11 +70,11 @@ fn text_offsets_count_in_the_file_across_pieces() {
     let movetext_at = text.len();
     text.push_str(&"(".repeat(500));
     text.push_str("h2e2 *\n");
-    let pieces = pieces_of_bytes("big.pgn", text.clone().into_bytes());
-    assert!(pieces.len() > 1);
+    let chunks = chunks_of_bytes("big.pgn", text.clone().into_bytes());
+    assert!(chunks.len() > 1);
     let mut numbers = GameNumbers::default();
     let mut errors = Vec::new();
-    for p in &pieces {
+    for p in &chunks {
         let mut items = p.read();
         numbers.place(p, &mut items);
         errors.extend(items.into_iter().filter_map(Result::err));

@@ -475,23 +475,23 @@ fn mutated_real_records_never_panic_or_hang() {
     assert!(runs > 100);
 }
 
-/// Every PGN file under `../shared/data`, cut at every game boundary `piece_starts` allows:
-/// the pieces read alone give exactly the games of the whole file.
+/// Every PGN file under `../shared/data`, cut at every game boundary `chunk_starts` allows:
+/// the chunks read alone give exactly the games of the whole file.
 #[test]
 #[ignore = "needs ../shared (run by .ci/run)"]
-fn every_shared_pgn_cut_into_pieces_reads_the_same() {
+fn every_shared_pgn_cut_into_chunks_reads_the_same() {
     let Some(shared) = shared_dir() else {
         eprintln!("skipping: ../shared not found");
         return;
     };
-    let (mut files, mut pieces) = (0, 0);
+    let (mut files, mut chunks) = (0, 0);
     for p in files_with_extensions(&shared.join("data"), &["pgn"]) {
         let text = qipu::formats::decode::decode_text(&std::fs::read(&p).unwrap()).text;
-        pieces += super::cut_anywhere_reads_the_same(&p.display().to_string(), &text);
+        chunks += super::cut_anywhere_reads_the_same(&p.display().to_string(), &text);
         files += 1;
     }
-    println!("{files} PGN files cut into {pieces} pieces, all read the same");
-    assert!(files > 20_000 && pieces > files);
+    println!("{files} PGN files cut into {chunks} chunks, all read the same");
+    assert!(files > 20_000 && chunks > files);
 }
 
 /// The decoder's shortcut (choosing a legacy encoding from byte pairs) agrees with decoding
