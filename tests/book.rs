@@ -195,6 +195,7 @@ fn weight_of(e: &Expect, weights: Weights) -> i64 {
         Weights::Score => i64::from(2 * e.wins + e.draws),
         Weights::Wins => i64::from(e.wins),
         Weights::Eleeye => unreachable!("counted per ply, not per game"),
+        Weights::Engine => unreachable!("weighed by engine scores, not by games"),
     }
 }
 
