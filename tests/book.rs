@@ -1312,7 +1312,7 @@ fn a_filtered_book_equals_the_book_of_a_database_of_only_those_games() {
     let cases: Vec<(Vec<&str>, Keep)> = vec![
         (
             vec!["--since", "2012", "--until", "2015-06"],
-            Box::new(move |g| month(g).is_some_and(|m| (2012, 1) <= m && m <= (2015, 6))),
+            Box::new(move |g| month(g).is_some_and(|m| ((2012, 1)..=(2015, 6)).contains(&m))),
         ),
         (
             vec!["--min-rating", "1800", "--max-rating", "2199"],

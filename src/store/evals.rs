@@ -31,6 +31,9 @@ use rusqlite::{params, OptionalExtension};
 use super::{PositionKey, Store, StoreError};
 use crate::{formats::facts::Score, rules::Move};
 
+/// Move scores with their depths, by (position key, move).
+pub type MoveScores = HashMap<(u64, Move), (Score, u32)>;
+
 /// One move's score to store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EvalRow {
@@ -302,7 +305,7 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is not what qipu writes.
-    pub fn eval_scores(&self) -> Result<HashMap<(u64, Move), (Score, u32)>, StoreError> {
+    pub fn eval_scores(&self) -> Result<MoveScores, StoreError> {
         let mut stmt = self
             .conn
             .prepare("SELECT key, mv, cp, mate, depth FROM evals")?;
