@@ -665,6 +665,16 @@ fn book_min_eval_leaves_out_the_moves_the_engine_scores_low() {
         )
     };
     assert_eq!(probe_start(&[]), (0.into(), true, true, true));
+    // The text summary says it too.
+    let out = qipu()
+        .args(["book", "--db"])
+        .arg(&db)
+        .args(["--format", "qipu", "--min-eval", "-100", "--out"])
+        .arg(dir.path().join("t.qbk"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("\n1 moves left out by --min-eval"), "{text}");
     assert_eq!(
         probe_start(&["--min-eval", "-100"]),
         (1.into(), true, true, false)
@@ -682,6 +692,123 @@ fn book_min_eval_leaves_out_the_moves_the_engine_scores_low() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--min-eval needs --db"));
+}
+
+#[test]
+fn book_engine_weights_follow_the_stored_scores_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    // At the start h0g2, h2e2 and c3c4 were played (4, 3 and 1 games): the engine likes
+    // c3c4, dislikes h2e2 (against the games' choice), and has said nothing of h0g2.
+    db_with_start_evals(
+        &db,
+        None,
+        &[("h2e2", Score::Cp(-40), 10), ("c3c4", Score::Cp(120), 10)],
+    );
+    // The documented formula, computed here: 1000 / (1 + 10^(-cp/400)), rounded.
+    let expect = |cp: f64| (1000.0 / (1.0 + 10f64.powf(-cp / 400.0))).round() as u64;
+    for format in ["eleeye", "obk", "qipu"] {
+        let out_book = dir.path().join(format!("w.{format}"));
+        let out = qipu()
+            .args(["book", "--db"])
+            .arg(&db)
+            .args(["--format", format, "--weights", "engine", "--max-ply", "1"])
+            .args(["--min-games", "1", "--json", "--out"])
+            .arg(&out_book)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let probe = qipu()
+            .args(["probe", "--json", "--book"])
+            .arg(&out_book)
+            .output()
+            .unwrap();
+        let probed: serde_json::Value = serde_json::from_slice(&probe.stdout).unwrap();
+        let weights: BTreeMap<String, u64> = probed["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["move"].as_str().unwrap().to_string(),
+                    m["weight"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let (c3c4, h2e2) = (weights["c3c4"], weights["h2e2"]);
+        assert!(
+            c3c4 > h2e2,
+            "{format}: the engine's preference wins: {weights:?}"
+        );
+        assert_eq!((c3c4, h2e2), (expect(120.0), expect(-40.0)), "{format}");
+        assert!(
+            !weights.contains_key("h0g2"),
+            "{format}: unscored: {weights:?}"
+        );
+        // The start is symmetric: books that fold mirrors hold h0g2's mirror b0c2 unscored
+        // too, and each scored move's mirror with its score.
+        let folded = format != "obk";
+        assert_eq!(
+            doc["unscored"],
+            if folded { 2 } else { 1 },
+            "{format}: {doc}"
+        );
+        if folded {
+            assert_eq!((weights["g3g4"], weights["b2e2"]), (c3c4, h2e2), "{format}");
+        }
+        assert_eq!(
+            weights.len(),
+            if folded { 4 } else { 2 },
+            "{format}: {weights:?}"
+        );
+    }
+    // A game-count book of the same games ranks h2e2 first: the weights did change.
+    let out_book = dir.path().join("g.qbk");
+    let out = qipu()
+        .args(["book", "--db"])
+        .arg(&db)
+        .args([
+            "--format",
+            "qipu",
+            "--max-ply",
+            "1",
+            "--min-games",
+            "1",
+            "--out",
+        ])
+        .arg(&out_book)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let probe = qipu()
+        .args(["probe", "--json", "--book"])
+        .arg(&out_book)
+        .output()
+        .unwrap();
+    let probed: serde_json::Value = serde_json::from_slice(&probe.stdout).unwrap();
+    let weight = |m: &str| {
+        probed["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["move"] == m)
+            .map(|x| x["weight"].as_u64().unwrap())
+    };
+    assert!(weight("h2e2") > weight("c3c4"));
+    // Without a database there are no scores.
+    let out = qipu()
+        .args(["book", "--format", "qipu", "--weights", "engine", "--out"])
+        .arg(dir.path().join("x.qbk"))
+        .arg(fixture("store/a.pgn"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--weights engine needs --db"));
 }
 
 #[test]
@@ -777,4 +904,225 @@ fn db_with_start_evals(db: &Path, best: Option<(&str, u32)>, rows: &[(&str, Scor
     store
         .write_position_evals(engine, start, best, &rows)
         .unwrap();
+}
+
+/// A two-game elephantchess CSV whose lines are hand-written (see the expected scores in
+/// `dataset_evaluations_are_stored_without_an_engine`).
+const ELEPHANT_CSV: &str = "\
+timestamp,move_index,move,game_id,red_player,black_player,outcome,move_analysis,engine_analysis
+2026-07-07T08:31:02Z,0,h2e2,a,r,b,RED_WINS,info depth 20 score cp 23 pv b9c7 b0c2,info depth 18 score cp -16 pv h9g7
+2026-07-07T08:31:05Z,1,h9g7,a,r,b,RED_WINS,info depth 19 score cp -30 pv h0g2 i9h9,info depth 19 score cp -15 pv h0g2
+2026-07-07T08:31:09Z,2,h0g2,a,r,b,RED_WINS,info depth 21 score mate 2 pv b9c7,info depth 20 score cp 40 pv b9c7
+2026-07-07T09:00:00Z,0,c3c4,z,r,b,BLACK_WINS,info depth 12 score cp 5 lowerbound pv g6g5,info depth 10 score cp 12 pv g6g5
+2026-07-07T09:00:07Z,1,g6g5,z,r,b,BLACK_WINS,,info depth 11 score mate -3 pv c4c5
+";
+
+#[test]
+fn dataset_evaluations_are_stored_without_an_engine() {
+    use qipu::{analysis::records::RECORD_OPTIONS, formats::elephant::ENGINE};
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("pvp.csv");
+    std::fs::write(&csv, ELEPHANT_CSV).unwrap();
+    let db = dir.path().join("d.db");
+    let out = qipu()
+        .args(["import", "--db"])
+        .arg(&db)
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = || {
+        let out = qipu()
+            .args(["analyse", "--json", "--db"])
+            .arg(&db)
+            .arg("--records")
+            .arg(&csv)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let doc = run();
+    assert_eq!(
+        (doc["games"].clone(), doc["with_evals"].clone()),
+        (2.into(), 2.into())
+    );
+    assert_eq!(
+        (doc["scores"].clone(), doc["evals_written"].clone()),
+        (5.into(), 5.into())
+    );
+    // Worked by hand from the lines (`move_analysis`: the position after the move, from
+    // the side to move there; `engine_analysis`: after the engine's own best move):
+    // - h2e2 at the start: Black is +23 after it, so -23 for Red (depth 20);
+    // - after h2e2 the engine chose b9c7 (+23 for Black), and h9g7 leaves Red at -30:
+    //   +30 for Black (depth 19);
+    // - after h9g7 the engine chose h0g2 itself, worth -30 for Red; h0g2 is the last move,
+    //   and its own line (Black mates in 2) has no position after it to go to;
+    // - c3c4: its line is a lower bound (not read), so the next row's engine line is used:
+    //   Red mated in 3 after Black's best reply = Black mates in 4 = c3c4 is mated in 4.
+    let m = |t: &str| t.parse::<Move>().unwrap();
+    let mut pos = AnyPosition::new(Variant::Xiangqi);
+    let start = pos.key();
+    pos.play(m("h2e2")).unwrap();
+    let k1 = pos.key();
+    pos.play(m("h9g7")).unwrap();
+    let k2 = pos.key();
+    let store = Store::open_read_only(&db).unwrap();
+    let at = |key: u64| {
+        store
+            .evals_at(key)
+            .unwrap()
+            .into_iter()
+            .map(|e| {
+                assert_eq!(
+                    (e.engine.as_str(), e.options.as_str()),
+                    (ENGINE, RECORD_OPTIONS)
+                );
+                (e.mv.to_string(), e.score, e.depth)
+            })
+            .collect::<Vec<_>>()
+    };
+    let sorted = |mut v: Vec<(String, Score, u32)>| {
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    };
+    assert_eq!(
+        sorted(at(start)),
+        sorted(vec![
+            ("c3c4".into(), Score::Mate(-4), 11),
+            ("h2e2".into(), Score::Cp(-23), 20)
+        ])
+    );
+    assert_eq!(
+        sorted(at(k1)),
+        sorted(vec![
+            ("b9c7".into(), Score::Cp(23), 20),
+            ("h9g7".into(), Score::Cp(30), 19)
+        ])
+    );
+    assert_eq!(at(k2), vec![("h0g2".into(), Score::Cp(-30), 19)]);
+    assert_eq!(store.eval_counts().unwrap(), (5, 0));
+    drop(store);
+    // Again: nothing deeper, nothing written.
+    assert_eq!(run()["evals_written"], 0);
+    // explore shows them as each move's eval, with the dataset's engine name.
+    let out = qipu()
+        .args(["explore", "--json", "--min-games", "0", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let h2e2 = doc["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["move"] == "h2e2")
+        .unwrap();
+    assert_eq!(
+        h2e2["eval"],
+        serde_json::json!({"cp": -23, "mate": null, "depth": 20, "engine": ENGINE})
+    );
+    // --records runs no engine and takes no engine flags.
+    let out = qipu()
+        .args(["analyse", "--db"])
+        .arg(&db)
+        .args(["--depth", "3", "--records"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn the_elephantchess_csv_evaluations_equal_a_python_reading() {
+    use qipu::formats::{read_path, replay};
+    let Some(shared) = crate::common::shared_dir() else {
+        return;
+    };
+    let csv = shared.join("data/xiangqi/elephantchess/pvp_game_moves_xiangqi_059.csv");
+    let oracle = Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/elephant_evals_oracle.py"))
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(
+        oracle.status.success(),
+        "{}",
+        String::from_utf8_lossy(&oracle.stderr)
+    );
+    let want: Vec<serde_json::Value> = String::from_utf8(oracle.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("e.db");
+    Store::open(&db).unwrap();
+    let out = qipu()
+        .args(["analyse", "--json", "--db"])
+        .arg(&db)
+        .arg("--records")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["rejected"], 0);
+    let store = Store::open_read_only(&db).unwrap();
+    assert_eq!(store.eval_counts().unwrap().0, want.len() as u64);
+    // Each game's position keys, ply by ply, as qipu replays it.
+    let keys: HashMap<String, Vec<u64>> = read_path(&csv)
+        .map(|g| {
+            let g = g.unwrap();
+            let r = replay(&g).unwrap();
+            let mut pos = r.start.clone();
+            let mut keys = Vec::new();
+            for &m in &r.moves {
+                keys.push(pos.key());
+                pos.play_unchecked(m);
+            }
+            (g.tags.raw[0].1.clone(), keys)
+        })
+        .collect();
+    let mut checked = 0;
+    for w in &want {
+        let game = w["game"].as_str().unwrap();
+        let key = keys[game][w["ply"].as_u64().unwrap() as usize];
+        let mv: Move = w["move"].as_str().unwrap().parse().unwrap();
+        let score = match (w["cp"].as_i64(), w["mate"].as_i64()) {
+            (Some(cp), None) => Score::Cp(cp as i32),
+            (None, Some(n)) => Score::Mate(n as i32),
+            other => panic!("oracle row {w}: {other:?}"),
+        };
+        let got = store
+            .evals_at(key)
+            .unwrap()
+            .into_iter()
+            .find(|e| e.mv == mv)
+            .unwrap_or_else(|| panic!("no score stored for {w}"));
+        assert_eq!(
+            (got.score, u64::from(got.depth)),
+            (score, w["depth"].as_u64().unwrap()),
+            "{w}"
+        );
+        checked += 1;
+    }
+    eprintln!(
+        "{checked} stored scores equal the Python reading of {}",
+        csv.display()
+    );
+    assert!(checked > 4000, "{checked}");
 }

@@ -195,6 +195,7 @@ fn weight_of(e: &Expect, weights: Weights) -> i64 {
         Weights::Score => i64::from(2 * e.wins + e.draws),
         Weights::Wins => i64::from(e.wins),
         Weights::Eleeye => unreachable!("counted per ply, not per game"),
+        Weights::Engine => unreachable!("weighed by engine scores, not by games"),
     }
 }
 
@@ -1211,4 +1212,249 @@ fn book_tree_of_a_real_opening_tree_file() {
         records.push(v["records"].as_u64().unwrap());
     }
     assert!(records[1] > 10 * records[0], "{records:?}");
+}
+
+/// A game of `moves` with a header chosen by `i` (dates, ratings, names, events, speeds and
+/// modes vary, some missing).
+fn tagged_game(
+    i: usize,
+    variant: Variant,
+    start_fen: Option<String>,
+    moves: &[Move],
+    result: Option<Outcome>,
+) -> qipu::formats::Game {
+    use qipu::formats::{
+        facts::{Mode, Speed},
+        Game, MoveNode, Source,
+    };
+    let mut g = Game::new(variant, Source::default());
+    g.start_fen = start_fen;
+    g.moves = moves.iter().map(|m| MoveNode::new(m.to_string())).collect();
+    let names = ["許銀川", "王天一", "Zhang Qiang", "lee"];
+    let t = &mut g.tags;
+    t.result = result;
+    t.date = (i % 7 != 0).then(|| format!("{}-{:02}-10", 2008 + i % 12, i % 12 + 1));
+    if i % 5 != 0 {
+        t.first_rating = Some(1500 + (i as u32 * 37) % 1000);
+        t.second_rating = (i % 3 != 0).then(|| 1500 + (i as u32 * 53) % 1000);
+    }
+    t.first = Some(names[i % 4].to_string());
+    t.second = Some(names[(i + 1) % 4].to_string());
+    t.event = [Some("Asian CUP"), Some("National League"), None][i % 3].map(String::from);
+    t.speed = [
+        Some(Speed::Blitz),
+        Some(Speed::Rapid),
+        None,
+        Some(Speed::Classical),
+    ][i % 4];
+    t.mode = [Some(Mode::Rated), Some(Mode::Casual), None][(i / 2) % 3];
+    g
+}
+
+/// A database of the games.
+fn db_of(games: Vec<qipu::formats::Game>, db: &Path) -> u64 {
+    let _ = std::fs::remove_file(db);
+    let mut store = qipu::store::Store::open(db).unwrap();
+    let report = qipu::pipeline::import(
+        &mut store,
+        games.into_iter().map(Ok),
+        &qipu::pipeline::ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    assert_eq!(report.rejected, 0);
+    report.imported
+}
+
+/// `qipu book --db DB ARGS --json` and the book's bytes.
+fn book_bytes(db: &Path, args: &[&str], out: &Path) -> (serde_json::Value, Vec<u8>) {
+    let mut all = vec!["book", "--db", db.to_str().unwrap(), "--json", "--out"];
+    all.push(out.to_str().unwrap());
+    all.extend(args);
+    let o = qipu_cmd(&all);
+    assert!(
+        o.status.success(),
+        "{all:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (
+        serde_json::from_slice(&o.stdout).unwrap(),
+        std::fs::read(out).unwrap(),
+    )
+}
+
+#[test]
+fn a_filtered_book_equals_the_book_of_a_database_of_only_those_games() {
+    use qipu::formats::{
+        facts::{Mode, Speed},
+        Game,
+    };
+    // 20-ply games (under the 30 plies at which equal games are merged as copies).
+    let games: Vec<Game> = playouts(Variant::Xiangqi, 300, 20)
+        .iter()
+        .enumerate()
+        .map(|(i, g)| tagged_game(i, Variant::Xiangqi, None, &g.moves, g.result))
+        .collect();
+    let all = tmp("filters-all.db");
+    assert_eq!(db_of(games.clone(), &all), 300);
+    let mean = |g: &Game| match (g.tags.first_rating, g.tags.second_rating) {
+        (Some(a), Some(b)) => Some((a + b) / 2),
+        (a, b) => a.or(b),
+    };
+    let month = |g: &Game| {
+        g.tags.date.as_ref().map(|d| {
+            let y: u32 = d[..4].parse().unwrap();
+            let m: u32 = d[5..7].parse().unwrap();
+            (y, m)
+        })
+    };
+    type Keep = Box<dyn Fn(&Game) -> bool>;
+    let cases: Vec<(Vec<&str>, Keep)> = vec![
+        (
+            vec!["--since", "2012", "--until", "2015-06"],
+            Box::new(move |g| month(g).is_some_and(|m| ((2012, 1)..=(2015, 6)).contains(&m))),
+        ),
+        (
+            vec!["--min-rating", "1800", "--max-rating", "2199"],
+            Box::new(move |g| mean(g).is_some_and(|r| (1800..=2199).contains(&r))),
+        ),
+        (
+            vec!["--player", "許銀川", "--side", "red"],
+            Box::new(|g| g.tags.first.as_deref() == Some("許銀川")),
+        ),
+        (
+            vec!["--player", "lee"],
+            Box::new(|g| {
+                g.tags.first.as_deref() == Some("lee") || g.tags.second.as_deref() == Some("lee")
+            }),
+        ),
+        (
+            vec!["--event", "cup"],
+            Box::new(|g| g.tags.event.as_deref() == Some("Asian CUP")),
+        ),
+        (
+            vec!["--speed", "blitz,classical", "--mode", "rated"],
+            Box::new(|g| {
+                matches!(g.tags.speed, Some(Speed::Blitz | Speed::Classical))
+                    && g.tags.mode == Some(Mode::Rated)
+            }),
+        ),
+    ];
+    for (flags, keep) in &cases {
+        let kept: Vec<Game> = games.iter().filter(|g| keep(g)).cloned().collect();
+        let n = kept.len();
+        assert!(n > 5 && n < 250, "{flags:?}: {n} games: a weak case");
+        let only = tmp("filters-only.db");
+        assert_eq!(db_of(kept, &only), n as u64);
+        for format in ["qipu", "eleeye"] {
+            let mut args = vec!["--format", format, "--min-games", "1"];
+            let (plain_doc, plain) = book_bytes(&only, &args, &tmp("filters-only.book"));
+            args.extend(flags.iter().copied());
+            let (doc, filtered) = book_bytes(&all, &args, &tmp("filters-all.book"));
+            assert_eq!(doc["games"], n, "{flags:?} {format}");
+            assert_eq!(doc["filtered_out"], 300 - n, "{flags:?} {format}");
+            assert_eq!(plain_doc["filtered_out"], 0);
+            assert!(doc["records"].as_u64().unwrap() > 0);
+            assert!(filtered == plain, "{flags:?} {format}: the books differ");
+        }
+    }
+    // A bad filter is refused as explore refuses it.
+    let o = qipu_cmd(&[
+        "book",
+        "--db",
+        all.to_str().unwrap(),
+        "--format",
+        "qipu",
+        "--out",
+        tmp("x.qbk").to_str().unwrap(),
+        "--since",
+        "2010-13",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = qipu_cmd(&[
+        "book",
+        "--db",
+        all.to_str().unwrap(),
+        "--format",
+        "qipu",
+        "--out",
+        tmp("x.qbk").to_str().unwrap(),
+        "--side",
+        "red",
+    ]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`side` needs `player`"));
+}
+
+#[test]
+fn a_janggi_book_of_one_formation_pair_equals_the_book_of_its_games() {
+    use qipu::{explorer::resolve_start, formats::Game, rules::JanggiRules};
+    let setups = [
+        "마상상마/상마마상",
+        "상마마상/상마마상",
+        "inner/inner",
+        "상마상마/마상마상",
+    ];
+    let fen_of = |s: &str| resolve_start(None, None, Some(s)).unwrap().1.unwrap();
+    let mut games = Vec::new();
+    for i in 0..48 {
+        let fen = fen_of(setups[i % 4]);
+        let mut pos = AnyPosition::from_fen(Variant::Janggi, &fen)
+            .unwrap()
+            .with_janggi_rules(JanggiRules::SERVER);
+        let mut moves = Vec::new();
+        for ply in 0..12 {
+            let mut legal: Vec<Move> = pos
+                .legal_moves()
+                .iter()
+                .copied()
+                .filter(|m| !m.is_pass())
+                .collect();
+            legal.sort();
+            let m = legal[(i / 4 * 7 + ply * 3) % legal.len()];
+            pos.play(m).unwrap();
+            moves.push(m);
+        }
+        let result = [
+            None,
+            Some(Outcome::Draw),
+            Some(Outcome::Decisive {
+                winner: Color::First,
+            }),
+        ][i % 3];
+        games.push((
+            i % 4,
+            tagged_game(i, Variant::Janggi, Some(fen), &moves, result),
+        ));
+    }
+    let all = tmp("setups-all.db");
+    db_of(games.iter().map(|(_, g)| g.clone()).collect(), &all);
+    for (s, setup) in setups.iter().enumerate().take(2) {
+        let kept: Vec<Game> = games
+            .iter()
+            .filter(|(k, _)| *k == s)
+            .map(|(_, g)| g.clone())
+            .collect();
+        let only = tmp("setups-only.db");
+        db_of(kept, &only);
+        let args = [
+            "--format",
+            "qipu",
+            "--min-games",
+            "1",
+            "--variant",
+            "janggi",
+        ];
+        let (_, plain) = book_bytes(&only, &args, &tmp("setups-only.qbk"));
+        // --setup implies Janggi
+        let (doc, filtered) = book_bytes(
+            &all,
+            &["--format", "qipu", "--min-games", "1", "--setup", setup],
+            &tmp("setups-all.qbk"),
+        );
+        assert_eq!(
+            (doc["games"].clone(), doc["filtered_out"].clone()),
+            (12.into(), 36.into())
+        );
+        assert!(filtered == plain, "{setup}: the books differ");
+    }
 }

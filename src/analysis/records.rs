@@ -7,13 +7,14 @@
 //! variation) gets that score, and the move played before it gets the score seen from the
 //! other side ([`score_before`]: negated, mate distances counted from the earlier position).
 //! When the principal variation starts with the move that was played, the direct score wins.
-//! This module reads games and writes through [`Store::write_evals`]; it runs nothing.
+//! This module reads games and writes through [`Store::write_evals`]; it runs nothing
+//! ([`import_record_evals`] is `qipu analyse --records`).
 
 use std::collections::BTreeMap;
 
 use crate::{
     engine::score_before,
-    formats::{facts::EngineEval, Game, Replay},
+    formats::{facts::EngineEval, replay, Game, GameError, Replay},
     notation::coord::parse_coord,
     rules::AnyPosition,
     store::{evals::EvalRow, Store, StoreError},
@@ -119,6 +120,71 @@ pub fn store_record_evals(store: &mut Store, rows: &[RecordEval]) -> Result<usiz
         written += store.write_evals(id, &rows)?;
     }
     Ok(written)
+}
+
+/// What [`import_record_evals`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RecordsReport {
+    /// Games read and replayed.
+    pub games: usize,
+    /// Of those, games carrying at least one evaluation.
+    pub with_evals: usize,
+    /// Move scores the records gave.
+    pub scores: usize,
+    /// Of those, written or replacing a shallower one.
+    pub written: usize,
+    /// Games that could not be read or replayed, with the error.
+    pub rejected: Vec<GameError>,
+}
+
+/// Games between two writes of [`import_record_evals`] (a bound on the rows held).
+const GAMES_PER_WRITE: usize = 10_000;
+
+/// Stores the move scores that records carry ([`record_evals`] of each game, through
+/// [`store_record_evals`]), without an engine: `qipu analyse --records`. A game that cannot be
+/// read or replayed is reported and skipped.
+///
+/// # Errors
+/// [`StoreError`] if a write fails (what was written before stays).
+pub fn import_record_evals(
+    store: &mut Store,
+    games: impl Iterator<Item = Result<Game, GameError>>,
+) -> Result<RecordsReport, StoreError> {
+    let mut report = RecordsReport::default();
+    let mut rows = Vec::new();
+    let mut pending = 0;
+    for game in games {
+        let game = match game {
+            Ok(g) => g,
+            Err(e) => {
+                report.rejected.push(e);
+                continue;
+            }
+        };
+        let replayed = match replay(&game) {
+            Ok(r) => r,
+            Err(e) => {
+                report.rejected.push(e);
+                continue;
+            }
+        };
+        report.games += 1;
+        let before = rows.len();
+        rows.extend(record_evals(&game, &replayed));
+        if rows.len() > before {
+            report.with_evals += 1;
+        }
+        pending += 1;
+        if pending >= GAMES_PER_WRITE {
+            report.scores += rows.len();
+            report.written += store_record_evals(store, &rows)?;
+            rows.clear();
+            pending = 0;
+        }
+    }
+    report.scores += rows.len();
+    report.written += store_record_evals(store, &rows)?;
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -69,6 +69,11 @@ pub enum Weights {
     Score,
     /// Number of games the mover won, divided by the ratio.
     Wins,
+    /// The engine's score of the move for its mover, as stored by `qipu analyse` (or taken
+    /// from records): [`engine_weight`], a logistic of the centipawns from 1 to 999, 1000
+    /// for a mate the mover gives and 1 for a mate against it; divided by the ratio. Moves
+    /// without a score are left out ([`BuiltBook::unscored`]).
+    Engine,
 }
 
 impl Weights {
@@ -79,6 +84,7 @@ impl Weights {
             Weights::Games => "games",
             Weights::Score => "score",
             Weights::Wins => "wins",
+            Weights::Engine => "engine",
         }
     }
 
@@ -89,6 +95,7 @@ impl Weights {
             Weights::Games => 1,
             Weights::Score => 2,
             Weights::Wins => 3,
+            Weights::Engine => 4,
         }
     }
 
@@ -99,6 +106,7 @@ impl Weights {
             1 => Some(Weights::Games),
             2 => Some(Weights::Score),
             3 => Some(Weights::Wins),
+            4 => Some(Weights::Engine),
             _ => None,
         }
     }
@@ -140,27 +148,72 @@ pub struct BookOptions {
     pub mirror: MirrorMode,
     /// Weights are divided by this (C integer division); at least 1.
     pub ratio: u32,
-    /// Moves the engine scores below a limit are left out (`qipu book --min-eval`).
-    pub min_eval: Option<EvalFilter>,
+    /// The engine's scores, for `min_cp` (`qipu book --min-eval`) and [`Weights::Engine`].
+    pub evals: Option<EngineEvals>,
 }
 
-/// Engine scores that leave moves out of a book: a move scored below `min_cp` for its mover
-/// (or being mated) is dropped; a move without a score is kept.
+/// Engine scores of moves, by (qipu position key, move as played there), each from its
+/// mover's view with the depth of its search (`Store::eval_scores`).
+pub type EvalScores = HashMap<(u64, Move), (Score, u32)>;
+
+/// The engine's scores a book is built with: a move scored below `min_cp` for its mover (or
+/// being mated) is left out, a move without a score is kept; [`Weights::Engine`] weighs by
+/// them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EvalFilter {
-    /// The lowest score kept, centipawns from the mover's view.
-    pub min_cp: i32,
-    /// Scores by (qipu position key, move), from the mover's view.
-    pub scores: Arc<HashMap<(u64, Move), Score>>,
+pub struct EngineEvals {
+    /// The lowest score kept, centipawns from the mover's view (`None`: no limit).
+    pub min_cp: Option<i32>,
+    /// The scores.
+    pub scores: Arc<EvalScores>,
 }
 
-impl EvalFilter {
-    /// Whether the move stays in the book.
-    pub fn keeps(&self, key: u64, mv: Move) -> bool {
-        match self.scores.get(&(key, mv)) {
-            None => true,
-            Some(Score::Cp(cp)) => *cp >= self.min_cp,
-            Some(Score::Mate(n)) => *n > 0,
+impl EngineEvals {
+    /// The stored score of a move, if any.
+    pub fn score(&self, key: u64, mv: Move) -> Option<(Score, u32)> {
+        self.scores.get(&(key, mv)).copied()
+    }
+
+    /// Whether a move with this score stays in the book under `min_cp`.
+    ///
+    /// ```
+    /// use qipu::book::EngineEvals;
+    /// use qipu::formats::facts::Score;
+    /// let e = EngineEvals { min_cp: Some(-50), scores: Default::default() };
+    /// assert!(e.keeps(None) && e.keeps(Some(Score::Cp(-50))) && e.keeps(Some(Score::Mate(3))));
+    /// assert!(!e.keeps(Some(Score::Cp(-51))) && !e.keeps(Some(Score::Mate(-2))));
+    /// ```
+    pub fn keeps(&self, score: Option<Score>) -> bool {
+        match (self.min_cp, score) {
+            (None, _) | (_, None) => true,
+            (Some(min), Some(Score::Cp(cp))) => cp >= min,
+            (Some(_), Some(Score::Mate(n))) => n > 0,
+        }
+    }
+}
+
+/// The weight [`Weights::Engine`] gives a move of this score for its mover (before the
+/// ratio): `round(1000 / (1 + 10^(-cp / 400)))` within 1–999 (the expected score of a `cp`
+/// advantage read as Elo points, in thousandths), 1000 for a mate the mover gives and 1 for
+/// a mate it walks into. A greater score never gets a smaller weight.
+///
+/// ```
+/// use qipu::book::engine_weight;
+/// use qipu::formats::facts::Score;
+/// assert_eq!(engine_weight(Score::Cp(0)), 500);
+/// assert_eq!(engine_weight(Score::Cp(100)), 640);
+/// assert_eq!(engine_weight(Score::Cp(-100)), 360);
+/// assert_eq!(engine_weight(Score::Cp(5000)), 999);
+/// assert_eq!(engine_weight(Score::Cp(-5000)), 1);
+/// assert_eq!((engine_weight(Score::Mate(7)), engine_weight(Score::Mate(-1))), (1000, 1));
+/// ```
+pub fn engine_weight(score: Score) -> u32 {
+    match score {
+        Score::Mate(n) if n > 0 => 1000,
+        Score::Mate(_) => 1,
+        Score::Cp(cp) => {
+            let p = 1.0 / (1.0 + 10f64.powf(-f64::from(cp) / 400.0));
+            // p is in [0, 1]: the cast cannot overflow
+            ((1000.0 * p).round() as u32).clamp(1, 999)
         }
     }
 }
@@ -202,7 +255,7 @@ impl BookOptions {
             weights,
             mirror,
             ratio,
-            min_eval: None,
+            evals: None,
         }
     }
 
@@ -240,6 +293,9 @@ pub struct MoveStats {
     pub draws: u32,
     /// Games the mover lost.
     pub losses: u32,
+    /// The engine's score of the move for its mover (the deepest of the orientations folded
+    /// into this entry), when [`BookOptions::evals`] has one.
+    pub eval: Option<(Score, u32)>,
 }
 
 /// One selected move of a built book.
@@ -268,8 +324,11 @@ pub struct BuiltBook<K> {
     pub candidates: usize,
     /// The records.
     pub records: Vec<BookRecord<K>>,
-    /// Distinct (position, move) pairs left out by [`BookOptions::min_eval`].
+    /// Distinct (position, move) pairs (as played, before mirror folding) left out by
+    /// [`EngineEvals::min_cp`].
     pub dropped_by_eval: usize,
+    /// Entries left out under [`Weights::Engine`] because no score of theirs is stored.
+    pub unscored: usize,
 }
 
 /// A format's position keys.
@@ -359,18 +418,26 @@ fn counted(for_side: ForSide, mover: Color, result: Option<Outcome>) -> bool {
     }
 }
 
-/// The weight of a move under the options, `None` when it is not selected.
-pub fn select(stats: &MoveStats, opts: &BookOptions) -> Option<u32> {
+/// Whether a move's games pass `min_games` and `min_score`, whatever its weight.
+fn qualifies(stats: &MoveStats, opts: &BookOptions) -> bool {
     if stats.games < opts.min_games.max(1) {
-        return None;
+        return false;
     }
     if opts.min_score > 0 {
         let decided = u64::from(stats.wins) + u64::from(stats.draws) + u64::from(stats.losses);
         let half_points = 2 * u64::from(stats.wins) + u64::from(stats.draws);
         // score% = 100 * half_points / (2 * decided) >= min_score
         if decided == 0 || 100 * half_points < 2 * decided * u64::from(opts.min_score) {
-            return None;
+            return false;
         }
+    }
+    true
+}
+
+/// The weight of a move under the options, `None` when it is not selected.
+pub fn select(stats: &MoveStats, opts: &BookOptions) -> Option<u32> {
+    if !qualifies(stats, opts) {
+        return None;
     }
     let ratio = i64::from(opts.ratio.max(1));
     let raw = match opts.weights {
@@ -383,6 +450,7 @@ pub fn select(stats: &MoveStats, opts: &BookOptions) -> Option<u32> {
         Weights::Games => i64::from(stats.games),
         Weights::Score => 2 * i64::from(stats.wins) + i64::from(stats.draws),
         Weights::Wins => i64::from(stats.wins),
+        Weights::Engine => i64::from(engine_weight(stats.eval?.0)),
     };
     let w = raw / ratio;
     if w < 1 {
@@ -438,12 +506,15 @@ pub fn build<S: KeyScheme>(
                     format!("illegal move {m} in {}", pos.fen()),
                 ));
             }
-            if let Some(f) = &opts.min_eval {
-                if !f.keeps(pos.key(), m) {
-                    dropped.insert((pos.key(), m));
-                    pos.play_unchecked(m);
-                    continue;
-                }
+            let eval = opts.evals.as_ref().and_then(|e| e.score(pos.key(), m));
+            if opts
+                .evals
+                .as_ref()
+                .is_some_and(|e| !e.keeps(eval.map(|s| s.0)))
+            {
+                dropped.insert((pos.key(), m));
+                pos.play_unchecked(m);
+                continue;
             }
             if counted(opts.for_side, mover, game.result) {
                 let value = eleeye_value(mover, game.result);
@@ -455,6 +526,10 @@ pub fn build<S: KeyScheme>(
                     } = table.entry(pair).or_default();
                     s.plays = s.plays.saturating_add(1);
                     s.eleeye += value;
+                    // the deepest score of the orientations folded here (the first on a tie)
+                    if eval.is_some_and(|(_, d)| s.eval.is_none_or(|(_, had)| d > had)) {
+                        s.eval = eval;
+                    }
                     // first time in this game: count the game once
                     if *last_game != game_no {
                         *last_game = game_no;
@@ -474,6 +549,14 @@ pub fn build<S: KeyScheme>(
         }
     }
     let candidates = table.len();
+    let unscored = if opts.weights == Weights::Engine {
+        table
+            .values()
+            .filter(|t| t.stats.eval.is_none() && qualifies(&t.stats, opts))
+            .count()
+    } else {
+        0
+    };
     let mut records: Vec<BookRecord<S::Key>> = table
         .into_iter()
         .filter_map(|((key, mv), Tally { stats, .. })| {
@@ -493,6 +576,7 @@ pub fn build<S: KeyScheme>(
         candidates,
         records,
         dropped_by_eval: dropped.len(),
+        unscored,
     })
 }
 
@@ -508,6 +592,7 @@ mod tests {
             wins,
             draws,
             losses,
+            eval: None,
         }
     }
 
@@ -532,6 +617,38 @@ mod tests {
         o.weights = Weights::Games;
         o.min_games = 5;
         assert_eq!(select(&stats(4, 0, 2, 2, 0), &o), None);
+        // engine weights: the logistic of the score, nothing without one, divided by the ratio
+        o.weights = Weights::Engine;
+        o.min_games = 1;
+        let scored = |cp| MoveStats {
+            eval: Some((Score::Cp(cp), 10)),
+            ..stats(1, 0, 0, 1, -1)
+        };
+        assert_eq!(select(&stats(4, 4, 0, 0, 12), &o), None);
+        assert_eq!(select(&scored(0), &o), Some(500));
+        assert_eq!(select(&scored(-100), &o), Some(360));
+        o.ratio = 10;
+        assert_eq!(select(&scored(100), &o), Some(64));
+        assert_eq!(
+            select(&scored(-5000), &o),
+            None,
+            "weight 1 / 10 = 0: left out"
+        );
+    }
+
+    #[test]
+    fn engine_weights_never_fall_as_the_score_rises() {
+        let mut last = 0;
+        for cp in (-3000..=3000).step_by(7) {
+            let w = engine_weight(Score::Cp(cp));
+            assert!(
+                w >= last && (1..=999).contains(&w),
+                "{cp}: {w} after {last}"
+            );
+            last = w;
+        }
+        assert!(engine_weight(Score::Mate(1)) > last);
+        assert!(engine_weight(Score::Mate(-1)) <= engine_weight(Score::Cp(-3000)));
     }
 
     #[test]

@@ -39,8 +39,8 @@ mod write;
 use std::fmt;
 
 pub use build::{
-    build, select, BookGame, BookOptions, BookRecord, BuiltBook, EvalFilter, ForSide, KeyScheme,
-    MirrorMode, MoveStats, Weights,
+    build, engine_weight, select, BookGame, BookOptions, BookRecord, BuiltBook, EngineEvals,
+    EvalScores, ForSide, KeyScheme, MirrorMode, MoveStats, Weights,
 };
 pub use probe::{detect, Book};
 pub use probed::{Counts, ProbeMove, Probed};

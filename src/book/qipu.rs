@@ -14,7 +14,7 @@
 //! | 10 | u8 | variant: 0 Xiangqi, 1 Janggi |
 //! | 11 | u8 | key scheme: 1 = qipu's 64-bit Zobrist key (below) |
 //! | 12 | u8 | flags: bit 0 set = positions folded with their mirror image; other bits 0 |
-//! | 13 | u8 | weights: 0 eleeye, 1 games, 2 score, 3 wins (informative) |
+//! | 13 | u8 | weights: 0 eleeye, 1 games, 2 score, 3 wins, 4 engine (informative) |
 //! | 14 | u16 | 0 |
 //! | 16 | u32 | ratio the weights were divided by (informative) |
 //! | 20 | u32 | number of records |

@@ -21,8 +21,11 @@ pub struct Written {
     pub positions: usize,
     /// Records (position, move) written.
     pub records: usize,
-    /// Moves left out because the engine scored them below `BookOptions::min_eval`.
+    /// Moves (position and move as played) left out because the engine scored them below
+    /// `EngineEvals::min_cp`.
     pub dropped_by_eval: usize,
+    /// Entries left out under `Weights::Engine` for want of a score.
+    pub unscored: usize,
 }
 
 /// Builds the book of `format` from `games` under `opts` and writes it to `out` (replaced if
@@ -91,5 +94,6 @@ fn build_and_write<S: KeyScheme>(
         positions,
         records,
         dropped_by_eval: built.dropped_by_eval,
+        unscored: built.unscored,
     })
 }

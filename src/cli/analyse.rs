@@ -1,4 +1,5 @@
-//! `qipu analyse`: score the moves of a database's opening tree with a UCI engine.
+//! `qipu analyse`: score the moves of a database's opening tree with a UCI engine, or
+//! (`--records`) store the evaluations that game records carry, without an engine.
 
 use std::{
     io::{IsTerminal, Write},
@@ -12,8 +13,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::CliError;
 use crate::{
-    analysis::{analyse as run, plan, select, start_engines, AnalyseOptions, Progress},
+    analysis::{
+        analyse as run, plan,
+        records::{import_record_evals, RecordsReport},
+        select, start_engines, AnalyseOptions, Progress,
+    },
     engine::{EngineSpec, Limit},
+    formats::read_path,
     store::Store,
 };
 
@@ -24,8 +30,14 @@ pub struct AnalyseArgs {
     #[arg(long, default_value = "qipu.db")]
     db: PathBuf,
     /// The UCI engine's executable (e.g. /usr/games/fairy-stockfish).
-    #[arg(long)]
-    engine: PathBuf,
+    #[arg(long, required_unless_present = "records")]
+    engine: Option<PathBuf>,
+    /// Instead of running an engine: store the evaluations these game files (folders, zip
+    /// archives) carry, e.g. the elephantchess.io CSV's engine lines, each move's score with
+    /// the engine the record names (see README: dataset evaluations). A stored score is
+    /// replaced only by a deeper one.
+    #[arg(long, num_args = 1.., conflicts_with_all = ["engine", "depth", "movetime", "jobs", "options"])]
+    records: Vec<PathBuf>,
     /// Search every move to this depth (the default: 10).
     #[arg(long, conflicts_with = "movetime")]
     depth: Option<u32>,
@@ -80,6 +92,9 @@ pub fn analyse(args: &AnalyseArgs) -> Result<ExitCode, CliError> {
     if !args.db.exists() {
         return Err(format!("{}: no such database", args.db.display()).into());
     }
+    let Some(engine) = &args.engine else {
+        return from_records(args);
+    };
     let limit = match (args.depth, args.movetime) {
         (_, Some(ms)) if ms > 0 => Limit::MoveTime(ms),
         (_, Some(_)) => return Err("--movetime must be at least 1 ms".into()),
@@ -92,7 +107,7 @@ pub fn analyse(args: &AnalyseArgs) -> Result<ExitCode, CliError> {
         .max(1);
     let spec = EngineSpec {
         options: args.options.clone(),
-        ..EngineSpec::new(&args.engine)
+        ..EngineSpec::new(engine)
     };
     let started = Instant::now();
     let mut store = Store::open(&args.db)?;
@@ -185,6 +200,49 @@ pub fn analyse(args: &AnalyseArgs) -> Result<ExitCode, CliError> {
         }
     }
     Ok(if report.failures.is_empty() && report.abandoned == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `qipu analyse --records`: exit 0, or 1 when some games could not be read or replayed (the
+/// others' scores are stored).
+fn from_records(args: &AnalyseArgs) -> Result<ExitCode, CliError> {
+    let started = Instant::now();
+    let mut store = Store::open(&args.db)?;
+    let games = args.records.iter().flat_map(|p| read_path(p));
+    let report: RecordsReport = import_record_evals(&mut store, games)?;
+    store.checkpoint()?;
+    for e in &report.rejected {
+        eprintln!("qipu: {e}");
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let doc = serde_json::json!({
+            "db": args.db.display().to_string(),
+            "records": args.records.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "games": report.games,
+            "with_evals": report.with_evals,
+            "scores": report.scores,
+            "evals_written": report.written,
+            "rejected": report.rejected.len(),
+            "elapsed_ms": started.elapsed().as_millis() as u64,
+        });
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+    } else {
+        writeln!(
+            out,
+            "{} games ({} with evaluations, {} rejected): {} move scores, {} written (the rest were stored as deep or deeper)",
+            report.games,
+            report.with_evals,
+            report.rejected.len(),
+            report.scores,
+            report.written,
+        )?;
+    }
+    Ok(if report.rejected.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -5,12 +5,17 @@ use std::{cell::Cell, io::Write, path::PathBuf, process::ExitCode, time::Instant
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
-use super::{position_args::VariantArg, CliError};
+use super::{
+    game_filter::{tag_facts, GameFilterArgs},
+    position_args::VariantArg,
+    CliError,
+};
 use crate::{
     book::{
-        self, BookError, BookGame, BookOptions, EvalFilter, ForSide, Format, MirrorMode, Weights,
+        self, BookError, BookGame, BookOptions, EngineEvals, ForSide, Format, MirrorMode, Weights,
     },
-    formats::{read_path, replay, Game, MoveNode},
+    explorer::{resolve_start, Filter},
+    formats::{read_path, replay, Game, MoveNode, Tags},
     rules::{AnyPosition, Color, Variant},
     store::Store,
 };
@@ -37,6 +42,10 @@ pub enum WeightsArg {
     Score,
     /// Games won by the mover.
     Wins,
+    /// The engine's score of the move for its mover (--db only, from `qipu analyse` or
+    /// `qipu analyse --records`): round(1000 / (1 + 10^(-cp/400))) within 1–999, 1000 for a
+    /// mate the mover gives, 1 for a mate against it; unscored moves are left out.
+    Engine,
 }
 
 /// Whose moves on the command line.
@@ -74,9 +83,17 @@ pub struct BookArgs {
     /// Output file (replaced if it exists).
     #[arg(long)]
     out: PathBuf,
-    /// The game whose records are used (the other game's are skipped).
-    #[arg(long, value_enum, default_value = "xiangqi")]
-    variant: VariantArg,
+    /// The game whose records are used (the other game's are skipped) [default: xiangqi;
+    /// janggi with --setup].
+    #[arg(long, value_enum)]
+    variant: Option<VariantArg>,
+    /// Janggi: only games started from these formations, Cho's first (`마상상마/상마마상`,
+    /// `inner/outer`, … as `qipu explore --setup`).
+    #[arg(long)]
+    setup: Option<String>,
+    /// Which games count (as in `qipu explore`).
+    #[command(flatten)]
+    filter: GameFilterArgs,
     /// Only the first N plies of each game; 0 = whole games [default: 0 (whole games, as
     /// ElephantEye's MAKEBOOK) for eleeye, 40 for obk and qipu].
     #[arg(long)]
@@ -142,6 +159,7 @@ impl BookArgs {
                 WeightsArg::Games => Weights::Games,
                 WeightsArg::Score => Weights::Score,
                 WeightsArg::Wins => Weights::Wins,
+                WeightsArg::Engine => Weights::Engine,
             };
         }
         o.ratio = self
@@ -158,20 +176,55 @@ impl BookArgs {
     }
 }
 
-/// The stored games of a variant, each from its own start position.
-fn games_from_store(
-    store: &Store,
+/// Which games a book learns from: the explorer's filter of the header, and with `--setup`
+/// the start position of the chosen formations.
+struct Selection {
+    filter: Filter,
+    /// The key of the only start position kept.
+    start: Option<u64>,
+    /// Games the selection left out.
+    left_out: Cell<usize>,
+}
+
+impl Selection {
+    /// Whether a game of this header and start position is kept (counting those that are
+    /// not).
+    fn keeps(&self, tags: &Tags, start: &AnyPosition) -> bool {
+        let keep =
+            self.start.is_none_or(|k| k == start.key()) && self.filter.passes(&tag_facts(tags));
+        if !keep {
+            self.left_out.set(self.left_out.get() + 1);
+        }
+        keep
+    }
+}
+
+/// The stored games of a variant that the selection keeps, each from its own start position.
+fn games_from_store<'a>(
+    store: &'a Store,
     variant: Variant,
-) -> impl Iterator<Item = Result<BookGame, BookError>> + '_ {
-    store.games(variant).map(|g| {
-        let g = g.map_err(|e| BookError::Input(e.to_string()))?;
-        let start = AnyPosition::from_fen(g.variant, &g.start_fen).map_err(|e| {
-            BookError::Input(format!("stored game {}: bad start position: {e}", g.id))
-        })?;
-        Ok(BookGame {
-            start,
-            moves: g.moves,
-            result: g.result,
+    selection: &'a Selection,
+) -> impl Iterator<Item = Result<BookGame, BookError>> + 'a {
+    store.games(variant).filter_map(move |g| {
+        let g = match g {
+            Ok(g) => g,
+            Err(e) => return Some(Err(BookError::Input(e.to_string()))),
+        };
+        let start = match AnyPosition::from_fen(g.variant, &g.start_fen) {
+            Ok(p) => p,
+            Err(e) => {
+                return Some(Err(BookError::Input(format!(
+                    "stored game {}: bad start position: {e}",
+                    g.id
+                ))))
+            }
+        };
+        selection.keeps(&g.tags, &start).then(|| {
+            Ok(BookGame {
+                start,
+                moves: g.moves,
+                result: g.result,
+            })
         })
     })
 }
@@ -214,13 +267,14 @@ fn tree_lines(moves: &[MoveNode]) -> Vec<Vec<MoveNode>> {
     out
 }
 
-/// The games of files and folders, replayed (with `tree`, every line of each record);
-/// unreadable games are reported on stderr and counted in `tally`, as are games of the
-/// other variant.
+/// The games of files and folders that the selection keeps, replayed (with `tree`, every
+/// line of each record); unreadable games are reported on stderr and counted in `tally`, as
+/// are games of the other variant.
 fn games_from_paths<'a>(
     paths: &'a [PathBuf],
     variant: Variant,
     tree: bool,
+    selection: &'a Selection,
     tally: &'a FromFiles,
 ) -> impl Iterator<Item = Result<BookGame, BookError>> + 'a {
     let reject = move |e: &dyn std::fmt::Display| {
@@ -252,9 +306,12 @@ fn games_from_paths<'a>(
             g.moves = Vec::new();
             let count = lines.len();
             let mut out = Vec::with_capacity(count);
+            let mut kept = None;
             for (i, moves) in lines.into_iter().enumerate() {
                 let line = Game { moves, ..g.clone() };
                 match replay(&line) {
+                    // every line of a record starts where the record does: one decision
+                    Ok(r) if !*kept.get_or_insert_with(|| selection.keeps(&g.tags, &r.start)) => {}
                     Ok(r) => out.push(Ok(BookGame {
                         start: r.start,
                         moves: r.moves,
@@ -276,27 +333,58 @@ fn games_from_paths<'a>(
 pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
     let started = Instant::now();
     let format = args.format();
-    let variant = Variant::from(args.variant);
+    let (variant, start) = match &args.setup {
+        None => (
+            Variant::from(args.variant.unwrap_or(VariantArg::Xiangqi)),
+            None,
+        ),
+        Some(text) => {
+            let (v, fen) = resolve_start(args.variant.map(Variant::from), None, Some(text))?;
+            let fen = fen.unwrap_or_else(|| v.start_fen().to_string());
+            let pos = AnyPosition::from_fen(v, &fen).map_err(|e| format!("--setup: {e}"))?;
+            (v, Some(pos.key()))
+        }
+    };
     if format != Format::Qipu && variant != Variant::Xiangqi {
         return Err(format!("--format {format} holds Xiangqi only; use --format qipu").into());
     }
+    let filter = args.filter.filter();
+    filter.check()?;
+    let selection = Selection {
+        filter,
+        start,
+        left_out: Cell::new(0),
+    };
     let mut opts = args.options();
     let tally = FromFiles::default();
-    if args.min_eval.is_some() && args.db.is_none() {
-        return Err("--min-eval needs --db: the engine scores are in the database".into());
+    let engine_weights = opts.weights == Weights::Engine;
+    if (args.min_eval.is_some() || engine_weights) && args.db.is_none() {
+        let flag = if engine_weights {
+            "--weights engine"
+        } else {
+            "--min-eval"
+        };
+        return Err(format!("{flag} needs --db: the engine scores are in the database").into());
     }
     let written = match &args.db {
         Some(db) => {
             let store = Store::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
-            if let Some(min_cp) = args.min_eval {
-                let scores = std::sync::Arc::new(store.eval_scores()?);
-                opts.min_eval = Some(EvalFilter { min_cp, scores });
+            if args.min_eval.is_some() || engine_weights {
+                opts.evals = Some(EngineEvals {
+                    min_cp: args.min_eval,
+                    scores: std::sync::Arc::new(store.eval_scores()?),
+                });
             }
-            book::write(format, games_from_store(&store, variant), &opts, &args.out)
+            book::write(
+                format,
+                games_from_store(&store, variant, &selection),
+                &opts,
+                &args.out,
+            )
         }
         None => book::write(
             format,
-            games_from_paths(&args.paths, variant, args.tree, &tally),
+            games_from_paths(&args.paths, variant, args.tree, &selection, &tally),
             &opts,
             &args.out,
         ),
@@ -316,6 +404,8 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
             "positions": written.positions,
             "records": written.records,
             "dropped_by_eval": written.dropped_by_eval,
+            "unscored": written.unscored,
+            "filtered_out": selection.left_out.get(),
             "bytes": bytes,
             "seconds": secs,
         });
@@ -341,8 +431,17 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
                 tally.trees.get()
             );
         }
+        if !selection.filter.is_empty() || selection.start.is_some() {
+            eprintln!("{} games left out by the filters", selection.left_out.get());
+        }
         if args.min_eval.is_some() {
             eprintln!("{} moves left out by --min-eval", written.dropped_by_eval);
+        }
+        if engine_weights {
+            eprintln!(
+                "{} moves left out by --weights engine: no engine score stored",
+                written.unscored
+            );
         }
     }
     Ok(if tally.rejected.get() > 0 {

@@ -4,16 +4,17 @@ use std::{io::Write, path::PathBuf, process::ExitCode};
 
 use clap::Args;
 
-use super::CliError;
+use super::{
+    game_filter::{given, GameFilterArgs},
+    CliError,
+};
 use crate::{
     explorer::{
         explore as run_query, formation_counts,
         json::{EvalJson, ExploreJson, MonthJson, MoveJson, PlayerJson},
-        line, lists_formations, parse_side, parse_variant, resolve_start, Answer,
-        ExploreWithFormations, Filter, FormationCount, PartialDate, Query, DEFAULT_MIN_GAMES,
-        DEFAULT_TOP_GAMES,
+        line, lists_formations, parse_variant, resolve_start, Answer, ExploreWithFormations,
+        FormationCount, PartialDate, Query, DEFAULT_MIN_GAMES, DEFAULT_TOP_GAMES,
     },
-    formats::facts::{Mode, Speed},
     notation::{parse_rules, Line},
     rules::{Color, JanggiRules, Move, Piece, Square, Variant},
     store::Store,
@@ -48,36 +49,9 @@ pub struct ExploreArgs {
     /// server (default: server, the rules the database's games were replayed under).
     #[arg(long, value_parser = parse_rules)]
     rules: Option<JanggiRules>,
-    /// Only games on or after this month (YYYY, YYYY-MM; a day, YYYY-MM-DD or YYYY.MM.DD,
-    /// counts as its whole month; a partial date is kept unless certainly outside the range).
-    #[arg(long)]
-    since: Option<PartialDate>,
-    /// Only games on or before this month (as --since).
-    #[arg(long)]
-    until: Option<PartialDate>,
-    /// Only games whose rating band is at least this rating's band. Bands are of the mean of
-    /// the two known ratings (one known: that one): under 1000, 1000–1199, 1200–1399, …,
-    /// 2400–2599, 2600 and up; unrated games fail any rating bound.
-    #[arg(long)]
-    min_rating: Option<u32>,
-    /// Only games whose rating band is at most this rating's band (see --min-rating).
-    #[arg(long)]
-    max_rating: Option<u32>,
-    /// Only games of this player (the whole name, compared ignoring case, width and spaces).
-    #[arg(long)]
-    player: Option<String>,
-    /// With --player: red, black, cho, han, first or second.
-    #[arg(long, value_parser = parse_side)]
-    side: Option<Color>,
-    /// Only games whose event contains this text.
-    #[arg(long)]
-    event: Option<String>,
-    /// Only games of these speeds: bullet, blitz, rapid, classical (comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    speed: Vec<Speed>,
-    /// Only rated or only casual games.
-    #[arg(long)]
-    mode: Option<Mode>,
+    /// Which games count.
+    #[command(flatten)]
+    filter: GameFilterArgs,
     /// Merge the position with its left-right mirror.
     #[arg(long)]
     mirror: bool,
@@ -118,15 +92,6 @@ pub struct ExploreArgs {
     ascii: bool,
 }
 
-/// Text given on the command line, trimmed; empty text counts as absent (as in a query
-/// string).
-fn given(s: &Option<String>) -> Option<String> {
-    s.as_deref()
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(str::to_string)
-}
-
 impl ExploreArgs {
     /// The typed query.
     ///
@@ -140,20 +105,7 @@ impl ExploreArgs {
         )?;
         let line =
             line(variant, fen.as_deref(), &self.moves, self.rules).map_err(|e| e.to_string())?;
-        let mut speeds = self.speed.clone();
-        speeds.sort();
-        speeds.dedup();
-        let filter = Filter {
-            since: self.since,
-            until: self.until,
-            min_rating: self.min_rating,
-            max_rating: self.max_rating,
-            player: given(&self.player),
-            side: self.side,
-            event: given(&self.event),
-            speeds,
-            mode: self.mode,
-        };
+        let filter = self.filter.filter();
         let mut q = Query::new(
             line,
             filter,

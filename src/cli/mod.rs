@@ -10,6 +10,7 @@ mod convert;
 mod emit;
 mod explore;
 mod export;
+mod game_filter;
 mod import;
 mod load;
 mod players;

@@ -9,16 +9,24 @@
 //! `game_status`, the clock from `time_control` (`1800+0`), the speed as stated by
 //! `time_control_category`, rated or casual from `rating_mode`.
 //!
-//! **Evaluations.** `engine_analysis` is a UCI `info … depth D … score cp N | mate N … pv …`
-//! line. Read against the moves, its principal variation starts with a move of the *other*
-//! side (in the shared month-file: 4,797 of 4,860 lines with a pv; the rest are the played
-//! move capturing the piece the pv moves), and `cpl` equals its score minus the played
-//! move's (`move_analysis`) score: it is the engine's view of the position after its own
-//! best move, from the opponent's side. The position before the move is therefore worth the
-//! negated score to the side to move (a mate for the opponent in N is a mate against the
-//! mover in N; the opponent mated in N is a mate for the mover in N + 1), at the line's
-//! depth. The best move itself is not in the row, so the pv (which starts after it) is not
-//! kept; the dataset names no engine.
+//! **Evaluations.** Two columns hold a UCI `info … depth D … score cp N | mate N … pv …`
+//! line: `engine_analysis` and `move_analysis`. Read against the moves, the principal
+//! variations of both start with a move of the *other* side (in the shared month-file: all
+//! 4,894 `move_analysis` lines with a pv start with a piece of the opponent in the position
+//! after the played move), and `cpl` equals the first's score minus the second's:
+//! `move_analysis` is the engine's view of the position *after the played move*, from the
+//! opponent's side (the side to move there), and `engine_analysis` that of the position
+//! after the engine's own best move. So each move's node gets the eval of the position
+//! before it ([`MoveNode::eval`]'s meaning), from its mover's side:
+//! - the previous row's `move_analysis`, as it stands (that position, its side to move, and
+//!   its pv, which starts with the engine's choice there), when there is one;
+//! - else the row's own `engine_analysis` negated (a mate for the opponent in N is a mate
+//!   against the mover in N; the opponent mated in N is a mate for the mover in N + 1), at
+//!   the line's depth, without its pv (the best move itself is not in the row).
+//!
+//! The last row's `move_analysis` has no node after it and is not kept. A `lowerbound` or
+//! `upperbound` score is not a value and is not read. The lines name no engine: the evals
+//! carry [`ENGINE`].
 //!
 //! Owns reading this CSV into [`Game`]s only; it may not touch the store.
 //!
@@ -52,6 +60,9 @@ use crate::{
     notation::coord::RankBase,
     rules::{Color, Outcome, Variant},
 };
+
+/// The engine name given to the dataset's evaluations (its lines name none).
+pub const ENGINE: &str = "elephantchess.io analysis (engine not named)";
 
 /// Columns a file must have to be read as this dataset.
 const REQUIRED: [&str; 3] = ["game_id", "move_index", "move"];
@@ -87,7 +98,10 @@ pub fn sniff(bytes: &[u8]) -> bool {
 struct Row {
     index: u64,
     text: String,
-    eval: Option<EngineEval>,
+    /// The position before the move, from `engine_analysis`.
+    before: Option<EngineEval>,
+    /// The position after it, from `move_analysis`.
+    after: Option<EngineEval>,
     line: u64,
 }
 
@@ -118,6 +132,7 @@ pub fn read(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
         ))];
     };
     let c_analysis = col("engine_analysis");
+    let c_after = col("move_analysis");
     let fact_cols: Vec<(usize, &str)> = FACT_COLUMNS
         .iter()
         .filter_map(|&name| col(name).map(|c| (c, name)))
@@ -183,7 +198,8 @@ pub fn read(file: &str, bytes: &[u8]) -> Vec<Result<Game, GameError>> {
         g.rows.push(Row {
             index,
             text: field(c_move).to_string(),
-            eval: c_analysis.and_then(|c| eval_before(field(c))),
+            before: c_analysis.and_then(|c| eval_before(field(c))),
+            after: c_after.and_then(|c| eval_of(field(c))),
             line,
         });
     }
@@ -256,12 +272,14 @@ fn build(source: Source, id: &str, mut g: Gathered) -> Result<Game, GameError> {
     }
     let mut game = Game::new(Variant::Xiangqi, source);
     game.rank_base = Some(RankBase::Zero);
+    let mut previous_after = None;
     game.moves = g
         .rows
         .into_iter()
         .map(|r| {
             let mut node = MoveNode::new(r.text);
-            node.eval = r.eval;
+            node.eval = previous_after.take().or(r.before);
+            previous_after = r.after;
             node
         })
         .collect();
@@ -329,8 +347,50 @@ fn outcome(text: &str) -> Option<Outcome> {
     })
 }
 
+/// What a UCI `info` line says of the position it searched, from the side to move there:
+/// its score (not a `lowerbound`/`upperbound` one), depth and pv, named [`ENGINE`].
+///
+/// ```
+/// use qipu::formats::{elephant::eval_of, facts::Score};
+/// let e = eval_of("info depth 20 seldepth 23 multipv 1 score cp 23 nodes 7 pv h9g7 b2e2").unwrap();
+/// assert_eq!((e.score, e.depth, e.pv.len()), (Score::Cp(23), Some(20), 2));
+/// assert_eq!(eval_of("info depth 9 score mate -5 pv d9e8").unwrap().score, Score::Mate(-5));
+/// assert_eq!(eval_of("info depth 9 score cp 40 lowerbound pv d9e8"), None);
+/// assert_eq!(eval_of(""), None);
+/// ```
+pub fn eval_of(line: &str) -> Option<EngineEval> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let after = |key: &str| {
+        words
+            .iter()
+            .position(|w| *w == key)
+            .and_then(|i| words.get(i + 1))
+    };
+    let depth = after("depth").and_then(|d| d.parse::<u32>().ok());
+    let at = words.iter().position(|w| *w == "score")?;
+    let n: i32 = words.get(at + 2)?.parse().ok()?;
+    if matches!(words.get(at + 3), Some(&("lowerbound" | "upperbound"))) {
+        return None;
+    }
+    let score = match *words.get(at + 1)? {
+        "cp" => Score::Cp(n),
+        "mate" => Score::Mate(n),
+        _ => return None,
+    };
+    let pv = match words.iter().position(|w| *w == "pv") {
+        Some(i) => words[i + 1..].iter().map(|w| w.to_string()).collect(),
+        None => Vec::new(),
+    };
+    Some(EngineEval {
+        score,
+        depth,
+        pv,
+        engine: Some(ENGINE.to_string()),
+    })
+}
+
 /// The position before a move, from its mover's side, out of the row's `engine_analysis`
-/// (see the module doc for why the score is negated).
+/// (see the module doc for why the score is negated); no pv.
 ///
 /// ```
 /// use qipu::formats::{elephant::eval_before, facts::Score};
@@ -342,27 +402,16 @@ fn outcome(text: &str) -> Option<Outcome> {
 /// assert_eq!(eval_before(""), None);
 /// ```
 pub fn eval_before(line: &str) -> Option<EngineEval> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let after = |key: &str| {
-        words
-            .iter()
-            .position(|w| *w == key)
-            .and_then(|i| words.get(i + 1))
-    };
-    let depth = after("depth").and_then(|d| d.parse::<u32>().ok());
-    let at = words.iter().position(|w| *w == "score")?;
-    let n: i32 = words.get(at + 2)?.parse().ok()?;
-    let score = match *words.get(at + 1)? {
-        "cp" => Score::Cp(n.checked_neg()?),
-        "mate" if n > 0 => Score::Mate(-n),
-        "mate" => Score::Mate(n.checked_neg()?.checked_add(1)?),
-        _ => return None,
+    let e = eval_of(line)?;
+    let score = match e.score {
+        Score::Cp(n) => Score::Cp(n.checked_neg()?),
+        Score::Mate(n) if n > 0 => Score::Mate(-n),
+        Score::Mate(n) => Score::Mate(n.checked_neg()?.checked_add(1)?),
     };
     Some(EngineEval {
         score,
-        depth,
         pv: Vec::new(),
-        engine: None,
+        ..e
     })
 }
 

@@ -31,6 +31,9 @@ use rusqlite::{params, OptionalExtension};
 use super::{PositionKey, Store, StoreError};
 use crate::{formats::facts::Score, rules::Move};
 
+/// Move scores with their depths, by (position key, move).
+pub type MoveScores = HashMap<(u64, Move), (Score, u32)>;
+
 /// One move's score to store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EvalRow {
@@ -297,26 +300,30 @@ impl Store {
         })
     }
 
-    /// Every stored move score by (position key, move), e.g. for filtering a book.
+    /// Every stored move score with its depth, by (position key, move), e.g. for a book's
+    /// `--min-eval` and `--weights engine`.
     ///
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is not what qipu writes.
-    pub fn eval_scores(&self) -> Result<HashMap<(u64, Move), Score>, StoreError> {
-        let mut stmt = self.conn.prepare("SELECT key, mv, cp, mate FROM evals")?;
+    pub fn eval_scores(&self) -> Result<MoveScores, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT key, mv, cp, mate, depth FROM evals")?;
         let rows = stmt.query_map([], |r| {
             Ok((
                 r.get::<_, i64>(0)?,
                 r.get::<_, i64>(1)?,
                 r.get::<_, Option<i64>>(2)?,
                 r.get::<_, Option<i64>>(3)?,
+                r.get::<_, i64>(4)?,
             ))
         })?;
         let mut out = HashMap::new();
         for row in rows {
-            let (key, mv, cp, mate) = row?;
+            let (key, mv, cp, mate, depth) = row?;
             out.insert(
                 (PositionKey::from_rowid(key).0, to_move(mv, key)?),
-                to_score(cp, mate, key)?,
+                (to_score(cp, mate, key)?, to_depth(depth, key)?),
             );
         }
         Ok(out)
