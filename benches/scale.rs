@@ -234,6 +234,70 @@ fn main_move(store: &Store, key: PositionKey) -> Option<Move> {
         .and_then(|r| r.mv)
 }
 
+/// The times of repeated runs of one call, and the games its last run counted.
+struct Runs {
+    /// Wall milliseconds, sorted.
+    wall: Vec<f64>,
+    /// CPU milliseconds of the thread, sorted. On a loaded machine the wall time of a call is
+    /// mostly waiting for a core; its CPU time is what it costs.
+    cpu: Vec<f64>,
+    games: u64,
+}
+
+type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// The calling thread's time on a CPU so far (`CLOCK_THREAD_CPUTIME_ID`), in nanoseconds.
+fn cpu_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    u64::try_from(t.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(t.tv_nsec).unwrap_or(0)
+}
+
+/// Runs `f` `reps` times (at least once), timing each run (wall and CPU).
+fn timed(reps: usize, mut f: impl FnMut() -> BenchResult<u64>) -> BenchResult<Runs> {
+    let (mut wall, mut cpu) = (Vec::with_capacity(reps.max(1)), Vec::new());
+    let mut games = 0;
+    for _ in 0..reps.max(1) {
+        let c = cpu_ns();
+        let t = Instant::now();
+        games = f()?;
+        wall.push(t.elapsed().as_secs_f64() * 1000.0);
+        cpu.push(cpu_ns().saturating_sub(c) as f64 / 1e6);
+    }
+    wall.sort_by(f64::total_cmp);
+    cpu.sort_by(f64::total_cmp);
+    Ok(Runs { wall, cpu, games })
+}
+
+/// The `q` quantile (0–1) of sorted times, nearest rank; NaN for none.
+fn quantile(times: &[f64], q: f64) -> f64 {
+    if times.is_empty() {
+        return f64::NAN;
+    }
+    times[((times.len() - 1) as f64 * q).round() as usize]
+}
+
+/// The header of the tables [`Runs::print`] writes.
+fn print_header() {
+    println!(
+        "{:<8} {:<18} {:>9} {:>10} {:>10} {:>10} {:>10}",
+        "position", "filter", "games", "p50 ms", "p99 ms", "cpu p50", "cpu p99"
+    );
+}
+
+impl Runs {
+    /// One row of the tables: position, filter, games, wall p50 and p99, CPU p50 and p99.
+    fn print(&self, ply: usize, name: &str) {
+        println!(
+            "ply {ply:<4} {name:<18} {:>9} {:>10.3} {:>10.3} {:>10.3} {:>10.3}",
+            self.games,
+            quantile(&self.wall, 0.5),
+            quantile(&self.wall, 0.99),
+            quantile(&self.cpu, 0.5),
+            quantile(&self.cpu, 0.99)
+        );
+    }
+}
+
 fn query(db: &str, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
     let store = Store::open_read_only(db)?;
     let mut pos = AnyPosition::new(Variant::Xiangqi);
@@ -311,27 +375,14 @@ fn query(db: &str, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
             },
         ),
     ];
-    println!(
-        "{:<8} {:<18} {:>9} {:>10} {:>10}",
-        "position", "filter", "games", "p50 ms", "p99 ms"
-    );
+    print_header();
     for (ply, key) in &at {
         for (name, filter) in &filters {
-            let mut times = Vec::with_capacity(reps);
-            let mut games = 0;
-            for _ in 0..reps {
-                let t = Instant::now();
+            let runs = timed(reps, || {
                 let rows = store.moves_filtered(*key, filter)?;
-                times.push(t.elapsed().as_secs_f64() * 1000.0);
-                games = rows.iter().map(|r| r.counts.games).sum::<u64>();
-            }
-            times.sort_by(f64::total_cmp);
-            let p = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-            println!(
-                "ply {ply:<4} {name:<18} {games:>9} {:>10.3} {:>10.3}",
-                p(0.5),
-                p(0.99)
-            );
+                Ok(rows.iter().map(|r| r.counts.games).sum())
+            })?;
+            runs.print(*ply, name);
         }
     }
     // One player's games (the most frequent name of the corpus) at the same positions.
@@ -341,22 +392,11 @@ fn query(db: &str, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
     explores(&store, &lines, &filters, &player.name, reps)?;
     for (ply, key) in &at {
         for (name, filter) in filters.iter().take(2) {
-            let mut times = Vec::with_capacity(reps);
-            let mut games = 0;
-            for _ in 0..reps {
-                let t = Instant::now();
+            let runs = timed(reps, || {
                 let rows = store.player_moves(&player.name, None, *key, filter)?;
-                times.push(t.elapsed().as_secs_f64() * 1000.0);
-                games = rows.iter().map(|r| r.counts.games).sum::<u64>();
-            }
-            times.sort_by(f64::total_cmp);
-            let p = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-            println!(
-                "ply {ply:<4} {:<18} {games:>9} {:>10.3} {:>10.3}",
-                format!("{} {name}", player.name),
-                p(0.5),
-                p(0.99)
-            );
+                Ok(rows.iter().map(|r| r.counts.games).sum())
+            })?;
+            runs.print(*ply, &format!("{} {name}", player.name));
         }
     }
     Ok(())
@@ -383,30 +423,14 @@ fn explores(
             ..Filter::default()
         },
     ));
-    println!(
-        "{:<8} {:<18} {:>9} {:>10} {:>10}",
-        "position", "filter", "games", "p50 ms", "p99 ms"
-    );
+    print_header();
     for (ply, line) in lines {
         for (name, filter) in &all {
             let mut q = Query::at(line.clone());
             q.filter = filter.clone();
             q.min_games = qipu::explorer::DEFAULT_MIN_GAMES;
-            let mut times = Vec::with_capacity(reps);
-            let mut games = 0;
-            for _ in 0..reps {
-                let t = Instant::now();
-                let a = explore(store, &q)?;
-                times.push(t.elapsed().as_secs_f64() * 1000.0);
-                games = a.counts.games;
-            }
-            times.sort_by(f64::total_cmp);
-            let p = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
-            println!(
-                "ply {ply:<4} {name:<18} {games:>9} {:>10.3} {:>10.3}",
-                p(0.5),
-                p(0.99)
-            );
+            let runs = timed(reps, || Ok(explore(store, &q)?.counts.games))?;
+            runs.print(*ply, name);
         }
     }
     Ok(())

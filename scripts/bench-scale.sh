@@ -8,7 +8,8 @@
 # database bytes / PGN bytes); the same games loaded with their speed and mode (the PGN reader
 # of this build does not read TimeControl/mode yet), its size ratio; and p50/p99 of
 # `Store::moves_filtered` unfiltered and under each filter at the start, at ply 2 and ply 10
-# (following the most played move). No ../shared needed. Work files go to target/bench-scale
+# (following the most played move), then of whole `explorer::explore` answers (every figure
+# on), then one `qipu explore` process per query (wall and peak RSS). No ../shared needed. Work files go to target/bench-scale
 # (several GB at 1M games); delete them after.
 #
 # Then `qipu serve` on the loaded database with wrk (scripts/bench-serve.sh, 16 connections,
@@ -58,6 +59,43 @@ sqlite3 "$db2" "SELECT 'positions rows', count(*), sum(length(summary)), sum(len
 
 echo "library calls on the loaded database (Store::moves_filtered, ${REPS:-200} runs each):"
 "$SCALE" query "$db2" "${REPS:-200}"
+
+# One `qipu explore --json` process per query (a fresh process: its own page cache; the file
+# is in the OS cache after the runs above): wall time and peak RSS from /usr/bin/time, at the
+# start, ply 2 and ply 10 of the most played line (followed through `qipu explore --json`).
+echo "qipu explore processes (one process each, wall ms and peak RSS MiB from /usr/bin/time):"
+python3 - "$db2" <<'PY'
+import json, subprocess, sys
+db = sys.argv[1]
+def run(moves, extra):
+    args = ["target/release/qipu", "explore", "--db", db, "--json"] + extra
+    if moves:
+        args += ["--moves"] + moves
+    r = subprocess.run(["/usr/bin/time", "-f", "TIME %e %M"] + args, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"qipu explore failed: {r.stderr.strip()}")
+    wall, rss = r.stderr.strip().splitlines()[-1].split()[1:3]
+    return json.loads(r.stdout), float(wall) * 1000, int(rss) / 1024
+line, at = [], {}
+for ply in range(11):
+    if ply in (0, 2, 10):
+        at[ply] = list(line)
+    a, _, _ = run(line, ["--top-games", "0"])
+    if not a["moves"]:
+        break
+    line.append(a["moves"][0]["move"])
+filters = [("unfiltered", []), ("since 2020", ["--since", "2020"]),
+           ("min-rating 2400", ["--min-rating", "2400"]), ("speed blitz", ["--speed", "blitz"]),
+           ("mode rated", ["--mode", "rated"]),
+           ("all four", ["--since", "2010", "--min-rating", "1800", "--speed", "rapid,classical",
+                         "--mode", "rated"])]
+print(f"{'position':<8} {'filter':<18} {'games':>9} {'wall ms':>9} {'RSS MiB':>8}")
+for ply, moves in at.items():
+    for name, extra in filters:
+        runs = [run(moves, extra) for _ in range(3)]
+        a, wall, rss = sorted(runs, key=lambda r: r[1])[1]
+        print(f"ply {ply:<4} {name:<18} {a['games']:>9} {wall:>9.1f} {rss:>8.1f}")
+PY
 
 if [ "${SERVE:-1}" != 0 ] && command -v wrk >/dev/null; then
   for f in "" "since=2020-01" "min_rating=2000" "since=2015&max_rating=2200&speed=blitz,rapid" "mode=rated"; do

@@ -418,7 +418,7 @@ fn top_games(
 /// Why no game passed: the database is empty for the variant, the filters removed the games,
 /// the position is deeper than the database indexes, or no game reaches it.
 fn why_empty(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<NoGames, Error> {
-    if store.games(q.line.position.variant()).next().is_none() {
+    if !store.has_games(q.line.position.variant())? {
         return Ok(NoGames::EmptyDatabase);
     }
     if !q.filter.is_empty() {
@@ -588,7 +588,22 @@ fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>, recent: Vec<TopGame
 
 /// Step 3b: each listed move's first game (its players and event) and the games through the
 /// position it leads to (and its mirror, with `mirror`), under the same filter.
+///
+/// Every game that played a move here goes through the position it leads to (within the
+/// plies the database indexes); so when that position has, of all games, exactly as many as
+/// played the move here, they are the same games, and its filtered games are the move's: the
+/// store is asked for its unfiltered total (a count kept in the row) instead of a filtered
+/// one. Only without `mirror` (the mirror's games would be other games).
 fn attach_moves(store: &Store, q: &Query, answer: &mut Answer) -> Result<(), Error> {
+    let played: HashMap<Move, u64> = if q.filter.is_empty() || q.mirror {
+        HashMap::new()
+    } else {
+        store
+            .position(PositionKey(q.line.position.key()))?
+            .into_iter()
+            .filter_map(|r| r.mv.map(|m| (m, r.counts.games)))
+            .collect()
+    };
     for line in &mut answer.moves {
         if let Some(first) = &mut line.first_game {
             if let Some(g) = store.game_brief(first.id)? {
@@ -599,7 +614,15 @@ fn attach_moves(store: &Store, q: &Query, answer: &mut Answer) -> Result<(), Err
         if child.play(line.mv).is_err() {
             continue;
         }
-        let mut n = games_at(store, child.key(), &q.filter)?;
+        let only_these = match played.get(&line.mv) {
+            Some(&all) => games_at(store, child.key(), &Filter::default())? == all,
+            None => false,
+        };
+        let mut n = if only_these {
+            line.counts.games
+        } else {
+            games_at(store, child.key(), &q.filter)?
+        };
         if q.mirror {
             if let Some(k) = mirror_key(&child)? {
                 n += games_at(store, k, &q.filter)?;

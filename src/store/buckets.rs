@@ -1,36 +1,57 @@
 //! The buckets blob of a busy position (`positions.buckets`): for every move (for the games
 //! that ended there, and for all the games through the position) the sums of its games per
 //! bucket (month of play, rating band, speed, mode; see `filter`), only the buckets that hold
-//! games. A filtered question about a busy position is a sum over the buckets that pass,
-//! without reading a game. No SQL here.
+//! games, and the same sums with the months collapsed (per *rest*: band × speed × mode) and
+//! with the rests collapsed (per month). A filtered question about a busy position is a sum
+//! over the buckets that pass, without reading a game: a filter without dates reads the
+//! per-rest sums, one of dates alone the per-month sums, one of both the cells. The blob is
+//! read in parts through a [`Source`] (the store reads only the parts a question needs).
+//! No SQL here.
 //!
-//! Frozen layout (format 2; any change is a new format number; format 1 is rebuilt by the
-//! migration of schema 7):
+//! Frozen layout (format 3; any change is a new format number; format 2 is still decoded, for
+//! the migration of schema 10, which re-encodes it):
 //!
 //! ```text
-//! buckets = varint 2 (format)
-//!           varint n, then n × move, by move code
-//! move    = varint move code (65535 = the game ended here, 65534 = every game through the
-//!           position), varint byte length of the rest of the move (so that a move is skipped
-//!           unread), varint m, then m × month, by month
-//! month   = varint (month code − previous month of the move, the first from 0),
-//!           varint byte length of its cells (so that a month that does not pass is skipped),
-//!           varint c, then c × cell, by rest
-//! cell    = varint (rest − previous rest of the month, the first from 0), where
-//!           rest = bucket % 165 (band × speed × mode) and bucket = month × 165 + rest
-//!           varint length of the body in bytes (so that a cell that does not pass is skipped)
-//!           body = varint games, first_wins, draws, second_wins, rating_sum, rating_count,
-//!                  first_rating_sum, first_rating_count,
-//!                  first day, last day (0–31, 0 = a date without a day),
-//!                  the smallest id of the games on the first day,
-//!                  and for the move 65535 only: varint k, then k × (varint termination code
-//!                  (0 unknown), varint games), by code, the codes with games only
+//! buckets   = varint 3 (format), varint d, directory (d bytes),
+//!             the rests parts of every move, then their months parts, then their cells
+//!             parts (each part in directory order)
+//! directory = varint n, then n × (varint move code, varint byte length of its rests part,
+//!             of its months part, of its cells part), by move code (65535 = the game ended
+//!             here, 65534 = every game through the position). A rests or months part of
+//!             length 0 is left out (written only when it holds at most half as many sums as
+//!             the move has cells); its question then walks the cells.
+//! rests     = varint c, then c × (varint rest − previous rest, the first from 0,
+//!             varint length of the body, total body), by rest (rest = bucket % 165)
+//! months    = varint m, then m × (varint month code − previous, the first from 0,
+//!             varint length of the body, cell body), by month
+//! cells     = varint m, then m × month, by month
+//! month     = varint (month code − previous month of the move, the first from 0),
+//!             varint byte length of its cells (so that a month that does not pass is skipped),
+//!             varint c, then c × cell, by rest
+//! cell      = varint (rest − previous rest of the month, the first from 0), where
+//!             bucket = month × 165 + rest, varint length of the body, cell body
+//! cell body = varint games, first_wins, draws, second_wins, rating_sum, rating_count,
+//!             first_rating_sum, first_rating_count,
+//!             first day, last day (0–31, 0 = a date without a day),
+//!             the smallest id of the games on the first day,
+//!             and for the move 65535 only: endings
+//! total body = the eight counts as above,
+//!             varint first month code (0 = no dated game), then if not 0: first day, the
+//!             smallest id of the games that day; varint last month code (0 = none), then if
+//!             not 0: last day; varint sum of the years of the dated games, varint dated games,
+//!             and for the move 65535 only: endings
+//! endings   = varint k, then k × (varint termination code (0 unknown), varint games), by
+//!             code, the codes with games only
 //! ```
+//!
+//! Format 2 was `varint 2, varint n, n × (varint move code, varint length, cells)`.
 //!
 //! The dates of a cell's games share its month, so the first and last dates are the month and
 //! the smallest and greatest day (a date without a day sorts first, as its text does); the
 //! first game of a move is that of its earliest (month, day, id). The entry 65534 makes the
-//! games through the position (and its history by month) one walk of its cells.
+//! games through the position (and its history by month) one walk of its parts.
+
+use std::{borrow::Cow, ops::Range};
 
 use super::{
     codec::END_OF_GAME,
@@ -42,7 +63,9 @@ use super::{
     StoreError,
 };
 
-const BUCKETS_FORMAT: u64 = 2;
+const BUCKETS_FORMAT: u64 = 3;
+/// The format the migration of schema 10 re-encodes.
+const OLD_FORMAT: u64 = 2;
 
 /// The move code of the entry that counts every game through the position.
 pub(super) const ALL_GAMES: u16 = 0xfffe;
@@ -65,6 +88,307 @@ pub(super) struct Cell {
 pub(super) struct Buckets {
     /// By move code; each move's cells by bucket.
     pub moves: Vec<(u16, Vec<Cell>)>,
+}
+
+/// Where a blob is read from: the whole blob in memory, or the store's row read in parts.
+pub(super) trait Source {
+    /// The blob's length in bytes.
+    fn len(&self) -> usize;
+    /// The bytes of `at` (within `0..len()`).
+    fn read(&mut self, at: Range<usize>) -> Result<Cow<'_, [u8]>, StoreError>;
+}
+
+impl Source for &[u8] {
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+
+    fn read(&mut self, at: Range<usize>) -> Result<Cow<'_, [u8]>, StoreError> {
+        self.get(at)
+            .map(Cow::Borrowed)
+            .ok_or_else(|| corrupt("truncated"))
+    }
+}
+
+/// Which sums of a move a part holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// Per rest, the months collapsed.
+    Rests,
+    /// Per month, the rests collapsed.
+    Months,
+    /// Per bucket.
+    Cells,
+}
+
+/// One move of the directory: its code and where its parts are in the blob.
+#[derive(Clone, Debug)]
+struct Parts {
+    code: u16,
+    rests: Range<usize>,
+    months: Range<usize>,
+    cells: Range<usize>,
+}
+
+impl Parts {
+    /// The part that answers `want`, or the cells when that part is left out.
+    fn pick(&self, want: Part) -> (Part, Range<usize>) {
+        match want {
+            Part::Rests if !self.rests.is_empty() => (Part::Rests, self.rests.clone()),
+            Part::Months if !self.months.is_empty() => (Part::Months, self.months.clone()),
+            _ => (Part::Cells, self.cells.clone()),
+        }
+    }
+}
+
+/// Bytes read first: the format and the directory's length.
+const HEAD: usize = 24;
+
+/// Reads a format-3 blob's directory.
+fn directory(src: &mut impl Source) -> Result<Vec<Parts>, StoreError> {
+    let len = src.len();
+    let head = src.read(0..HEAD.min(len))?;
+    let mut r = Reader::new(&head, "buckets");
+    let format = r.u64()?;
+    if format != BUCKETS_FORMAT {
+        return Err(corrupt(&format!("unknown format {format}")));
+    }
+    let d: usize = r.int()?;
+    let start = r.offset();
+    let end = start
+        .checked_add(d)
+        .filter(|e| *e <= len)
+        .ok_or_else(|| corrupt("bad directory length"))?;
+    drop(head);
+    let dir = src.read(start..end)?;
+    let mut r = Reader::new(&dir, "buckets directory");
+    let n: usize = r.int()?;
+    let mut lens = Vec::with_capacity(n.min(d));
+    let mut prev: Option<u16> = None;
+    for _ in 0..n {
+        let code: u16 = r.int()?;
+        if prev.is_some_and(|p| p >= code) {
+            return Err(corrupt("moves out of order"));
+        }
+        prev = Some(code);
+        let (a, b, c): (usize, usize, usize) = (r.int()?, r.int()?, r.int()?);
+        lens.push((code, a, b, c));
+    }
+    if !r.is_empty() {
+        return Err(corrupt("bad directory length"));
+    }
+    let add = |x: usize, y: usize| x.checked_add(y).ok_or_else(|| corrupt("bad part length"));
+    let mut at = end;
+    let mut parts: Vec<Parts> = lens
+        .iter()
+        .map(|&(code, ..)| Parts {
+            code,
+            rests: 0..0,
+            months: 0..0,
+            cells: 0..0,
+        })
+        .collect();
+    for (p, &(_, n, ..)) in parts.iter_mut().zip(&lens) {
+        p.rests = at..add(at, n)?;
+        at = p.rests.end;
+    }
+    for (p, &(_, _, n, _)) in parts.iter_mut().zip(&lens) {
+        p.months = at..add(at, n)?;
+        at = p.months.end;
+    }
+    for (p, &(.., n)) in parts.iter_mut().zip(&lens) {
+        p.cells = at..add(at, n)?;
+        at = p.cells.end;
+    }
+    if at != len {
+        return Err(corrupt("length does not match its directory"));
+    }
+    Ok(parts)
+}
+
+/// The sums of some games as the parts keep them: a cell's, a month's or a rest's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Total {
+    counts: GameCounts,
+    /// Of the dated games: the earliest (month code, day, smallest id that day).
+    first: Option<(u32, u8, i64)>,
+    /// Of the dated games: the latest (month code, day).
+    last: Option<(u32, u8)>,
+    /// The sum of the years of the dated games.
+    year_sum: u64,
+    /// The dated games.
+    dated: u64,
+    endings: [u64; ENDINGS],
+}
+
+impl Total {
+    fn of_cell(c: &Cell) -> Total {
+        let month = c.bucket / PER_MONTH;
+        let year = year_of(month);
+        Total {
+            counts: c.counts,
+            first: year.map(|_| (month, c.first_day, c.first_game)),
+            last: year.map(|_| (month, c.last_day)),
+            year_sum: year.map_or(0, |y| u64::from(y).saturating_mul(c.counts.games)),
+            dated: if year.is_some() { c.counts.games } else { 0 },
+            endings: c.endings,
+        }
+    }
+
+    fn merge(&mut self, o: &Total) {
+        self.counts.merge(&o.counts);
+        if let Some(f) = o.first {
+            if self.first.is_none_or(|s| f < s) {
+                self.first = Some(f);
+            }
+        }
+        if let Some(l) = o.last {
+            if self.last.is_none_or(|s| l > s) {
+                self.last = Some(l);
+            }
+        }
+        self.year_sum = self.year_sum.saturating_add(o.year_sum);
+        self.dated += o.dated;
+        for (a, b) in self.endings.iter_mut().zip(o.endings) {
+            *a += b;
+        }
+    }
+}
+
+/// Merges a cell into the sums of its month (the same month, any rest).
+fn merge_cell(into: &mut Cell, c: &Cell) {
+    into.counts.merge(&c.counts);
+    if (c.first_day, c.first_game) < (into.first_day, into.first_game) {
+        (into.first_day, into.first_game) = (c.first_day, c.first_game);
+    }
+    into.last_day = into.last_day.max(c.last_day);
+    for (a, b) in into.endings.iter_mut().zip(c.endings) {
+        *a += b;
+    }
+}
+
+fn put_endings(out: &mut Vec<u8>, endings: &[u64; ENDINGS]) {
+    varint::put(out, endings.iter().filter(|n| **n > 0).count() as u64);
+    for (code, n) in endings.iter().enumerate().filter(|e| *e.1 > 0) {
+        varint::put(out, code as u64);
+        varint::put(out, *n);
+    }
+}
+
+fn read_endings(r: &mut Reader<'_>) -> Result<[u64; ENDINGS], StoreError> {
+    let mut endings = [0; ENDINGS];
+    let k: usize = r.int()?;
+    if k > ENDINGS {
+        return Err(corrupt("bad endings"));
+    }
+    for _ in 0..k {
+        let code: usize = r.int()?;
+        let slot = endings.get_mut(code).ok_or_else(|| corrupt("bad ending"))?;
+        *slot = r.u64()?;
+    }
+    Ok(endings)
+}
+
+/// Appends a cell body, length first.
+fn put_cell_body(out: &mut Vec<u8>, body: &mut Vec<u8>, c: &Cell, ended: bool) {
+    body.clear();
+    varint::put_counts(body, &c.counts);
+    varint::put(body, u64::from(c.first_day));
+    varint::put(body, u64::from(c.last_day));
+    varint::put(body, c.first_game.unsigned_abs());
+    if ended {
+        put_endings(body, &c.endings);
+    }
+    varint::put(out, body.len() as u64);
+    out.extend_from_slice(body);
+}
+
+/// Appends a total body, length first.
+fn put_total_body(out: &mut Vec<u8>, body: &mut Vec<u8>, t: &Total, ended: bool) {
+    body.clear();
+    varint::put_counts(body, &t.counts);
+    match t.first {
+        Some((m, d, g)) => {
+            varint::put(body, u64::from(m));
+            varint::put(body, u64::from(d));
+            varint::put(body, g.unsigned_abs());
+        }
+        None => varint::put(body, 0),
+    }
+    match t.last {
+        Some((m, d)) => {
+            varint::put(body, u64::from(m));
+            varint::put(body, u64::from(d));
+        }
+        None => varint::put(body, 0),
+    }
+    varint::put(body, t.year_sum);
+    varint::put(body, t.dated);
+    if ended {
+        put_endings(body, &t.endings);
+    }
+    varint::put(out, body.len() as u64);
+    out.extend_from_slice(body);
+}
+
+/// Appends a move's cells part.
+fn put_cells(out: &mut Vec<u8>, cells: &[Cell], ended: bool) {
+    let (mut month_buf, mut body) = (Vec::new(), Vec::new());
+    let months: Vec<&[Cell]> = cells
+        .chunk_by(|a, b| a.bucket / PER_MONTH == b.bucket / PER_MONTH)
+        .collect();
+    varint::put(out, months.len() as u64);
+    let mut prev_month = 0;
+    for month in months {
+        let m = month[0].bucket / PER_MONTH;
+        varint::put(out, u64::from(m - prev_month));
+        prev_month = m;
+        month_buf.clear();
+        varint::put(&mut month_buf, month.len() as u64);
+        let mut prev_rest = 0;
+        for c in month {
+            let rest = c.bucket % PER_MONTH;
+            varint::put(&mut month_buf, u64::from(rest - prev_rest));
+            prev_rest = rest;
+            put_cell_body(&mut month_buf, &mut body, c, ended);
+        }
+        varint::put(out, month_buf.len() as u64);
+        out.extend_from_slice(&month_buf);
+    }
+}
+
+/// A move's sums per month (rests collapsed), as cells of rest 0.
+fn month_sums(cells: &[Cell]) -> Vec<Cell> {
+    cells
+        .chunk_by(|a, b| a.bucket / PER_MONTH == b.bucket / PER_MONTH)
+        .map(|month| {
+            let mut m = Cell {
+                bucket: month[0].bucket / PER_MONTH * PER_MONTH,
+                ..month[0]
+            };
+            for c in &month[1..] {
+                merge_cell(&mut m, c);
+            }
+            m
+        })
+        .collect()
+}
+
+/// A move's sums per rest (months collapsed), by rest.
+fn rest_sums(cells: &[Cell]) -> Vec<(u32, Total)> {
+    let mut by_rest: Vec<Option<Total>> = vec![None; PER_MONTH as usize];
+    for c in cells {
+        let t = Total::of_cell(c);
+        match &mut by_rest[(c.bucket % PER_MONTH) as usize] {
+            Some(s) => s.merge(&t),
+            slot => *slot = Some(t),
+        }
+    }
+    by_rest
+        .into_iter()
+        .enumerate()
+        .filter_map(|(rest, t)| t.map(|t| (rest as u32, t)))
+        .collect()
 }
 
 impl Buckets {
@@ -122,77 +446,91 @@ impl Buckets {
         }
     }
 
-    /// The blob stored in `positions.buckets`.
+    /// The blob stored in `positions.buckets` (format 3, see the module doc).
     pub(super) fn encode(&self) -> Vec<u8> {
-        let cells: usize = self.moves.iter().map(|m| m.1.len()).sum();
-        let mut out = Vec::with_capacity(8 + self.moves.len() * 8 + cells * 16);
-        let (mut mv_buf, mut month_buf, mut body) = (Vec::new(), Vec::new(), Vec::new());
-        varint::put(&mut out, BUCKETS_FORMAT);
-        varint::put(&mut out, self.moves.len() as u64);
-        for (mv, cells) in &self.moves {
-            mv_buf.clear();
-            let months: Vec<&[Cell]> = cells
-                .chunk_by(|a, b| a.bucket / PER_MONTH == b.bucket / PER_MONTH)
-                .collect();
-            varint::put(&mut mv_buf, months.len() as u64);
-            let mut prev_month = 0;
-            for month in months {
-                let m = month[0].bucket / PER_MONTH;
-                varint::put(&mut mv_buf, u64::from(m - prev_month));
-                prev_month = m;
-                month_buf.clear();
-                varint::put(&mut month_buf, month.len() as u64);
-                let mut prev_rest = 0;
-                for c in month {
-                    let rest = c.bucket % PER_MONTH;
-                    varint::put(&mut month_buf, u64::from(rest - prev_rest));
-                    prev_rest = rest;
-                    body.clear();
-                    varint::put_counts(&mut body, &c.counts);
-                    varint::put(&mut body, u64::from(c.first_day));
-                    varint::put(&mut body, u64::from(c.last_day));
-                    varint::put(&mut body, c.first_game.unsigned_abs());
-                    if *mv == END_OF_GAME {
-                        let kinds = c.endings.iter().filter(|n| **n > 0).count();
-                        varint::put(&mut body, kinds as u64);
-                        for (code, n) in c.endings.iter().enumerate().filter(|e| *e.1 > 0) {
-                            varint::put(&mut body, code as u64);
-                            varint::put(&mut body, *n);
-                        }
-                    }
-                    varint::put(&mut month_buf, body.len() as u64);
-                    month_buf.extend_from_slice(&body);
+        let n_cells: usize = self.moves.iter().map(|m| m.1.len()).sum();
+        let (mut dir, mut rests, mut months, mut cells) = (
+            Vec::with_capacity(8 + self.moves.len() * 8),
+            Vec::new(),
+            Vec::new(),
+            Vec::with_capacity(n_cells * 16),
+        );
+        let mut body = Vec::new();
+        varint::put(&mut dir, self.moves.len() as u64);
+        for (mv, move_cells) in &self.moves {
+            let ended = *mv == END_OF_GAME;
+            let (r0, m0, c0) = (rests.len(), months.len(), cells.len());
+            put_cells(&mut cells, move_cells, ended);
+            let by_month = month_sums(move_cells);
+            if !move_cells.is_empty() && by_month.len() * 2 <= move_cells.len() {
+                varint::put(&mut months, by_month.len() as u64);
+                let mut prev = 0;
+                for c in &by_month {
+                    let m = c.bucket / PER_MONTH;
+                    varint::put(&mut months, u64::from(m - prev));
+                    prev = m;
+                    put_cell_body(&mut months, &mut body, c, ended);
                 }
-                varint::put(&mut mv_buf, month_buf.len() as u64);
-                mv_buf.extend_from_slice(&month_buf);
             }
-            varint::put(&mut out, u64::from(*mv));
-            varint::put(&mut out, mv_buf.len() as u64);
-            out.extend_from_slice(&mv_buf);
+            let by_rest = rest_sums(move_cells);
+            if !move_cells.is_empty() && by_rest.len() * 2 <= move_cells.len() {
+                varint::put(&mut rests, by_rest.len() as u64);
+                let mut prev = 0;
+                for (rest, t) in &by_rest {
+                    varint::put(&mut rests, u64::from(rest - prev));
+                    prev = *rest;
+                    put_total_body(&mut rests, &mut body, t, ended);
+                }
+            }
+            varint::put(&mut dir, u64::from(*mv));
+            for n in [rests.len() - r0, months.len() - m0, cells.len() - c0] {
+                varint::put(&mut dir, n as u64);
+            }
+        }
+        let mut out = Vec::with_capacity(12 + dir.len() + rests.len() + months.len() + cells.len());
+        varint::put(&mut out, BUCKETS_FORMAT);
+        varint::put(&mut out, dir.len() as u64);
+        for part in [dir, rests, months, cells] {
+            out.extend_from_slice(&part);
         }
         out
     }
 
-    /// The inverse of [`Buckets::encode`].
+    /// The inverse of [`Buckets::encode`] (its cells parts; format 2 is read too).
     pub(super) fn decode(bytes: &[u8]) -> Result<Buckets, StoreError> {
         let mut moves: Vec<(u16, Vec<Cell>)> = Vec::new();
-        walk(
-            bytes,
-            None,
-            |_| true,
-            Body::Full,
-            |item| {
-                match item {
-                    Item::Move(mv) => moves.push((mv, Vec::new())),
-                    Item::Cell(cell) => {
-                        if let Some(m) = moves.last_mut() {
-                            m.1.push(cell);
-                        }
-                    }
+        let mut r = Reader::new(bytes, "buckets");
+        if r.u64()? == OLD_FORMAT {
+            let n: usize = r.int()?;
+            let mut prev: Option<u16> = None;
+            for _ in 0..n {
+                let mv: u16 = r.int()?;
+                if prev.is_some_and(|p| p >= mv) {
+                    return Err(corrupt("moves out of order"));
                 }
-                Ok(())
-            },
-        )?;
+                prev = Some(mv);
+                let len: usize = r.int()?;
+                let start = r.offset();
+                r.skip(len)?;
+                let mut cells = Vec::new();
+                walk_cells(&bytes[start..start + len], mv, None, false, |c| {
+                    cells.push(c);
+                })?;
+                moves.push((mv, cells));
+            }
+            if !r.is_empty() {
+                return Err(corrupt("trailing bytes"));
+            }
+            return Ok(Buckets { moves });
+        }
+        let mut src = bytes;
+        for p in directory(&mut src)? {
+            let mut cells = Vec::new();
+            walk_cells(&bytes[p.cells.clone()], p.code, None, false, |c| {
+                cells.push(c);
+            })?;
+            moves.push((p.code, cells));
+        }
         Ok(Buckets { moves })
     }
 }
@@ -206,48 +544,27 @@ pub(super) struct Summed {
     pub history: Vec<MonthCounts>,
 }
 
-/// A move row being summed from cells: the row, and its earliest (month, day, game) and
-/// latest (month, day).
-struct Acc {
-    row: MoveRow,
-    first: Option<(u32, u8, i64)>,
-    last: Option<(u32, u8)>,
+/// The row a move's summed games make.
+fn finish(mv: u16, t: &Total) -> Result<MoveRow, StoreError> {
+    let mut row = MoveRow {
+        mv: move_from_code(mv)?,
+        counts: t.counts,
+        year_sum: t.year_sum,
+        dated: t.dated,
+        endings: t.endings,
+        ..MoveRow::default()
+    };
+    if let Some((m, d, g)) = t.first {
+        row.first_date = date_text(m, d);
+        row.first_game = Some(g);
+    }
+    if let Some((m, d)) = t.last {
+        row.last_date = date_text(m, d);
+    }
+    Ok(row)
 }
 
-impl Acc {
-    fn add(&mut self, c: &Cell) {
-        self.row.counts.merge(&c.counts);
-        let month = c.bucket / PER_MONTH;
-        if let Some(y) = year_of(month) {
-            let first = (month, c.first_day, c.first_game);
-            if self.first.is_none_or(|f| first < f) {
-                self.first = Some(first);
-            }
-            let last = (month, c.last_day);
-            if self.last.is_none_or(|l| last > l) {
-                self.last = Some(last);
-            }
-            self.row.year_sum += u64::from(y) * c.counts.games;
-            self.row.dated += c.counts.games;
-        }
-        for (a, b) in self.row.endings.iter_mut().zip(c.endings) {
-            *a += b;
-        }
-    }
-
-    fn finish(mut self) -> MoveRow {
-        if let Some((m, d, g)) = self.first {
-            self.row.first_date = date_text(m, d);
-            self.row.first_game = Some(g);
-        }
-        if let Some((m, d)) = self.last {
-            self.row.last_date = date_text(m, d);
-        }
-        self.row
-    }
-}
-
-/// Adds a cell's games to a history kept by month.
+/// Adds a month's games (a cell, or a month's sums) to a history kept by month.
 fn add_month(history: &mut Vec<MonthCounts>, c: &Cell) {
     let Some((year, month)) = calendar_month(c.bucket / PER_MONTH) else {
         return;
@@ -266,217 +583,344 @@ fn add_month(history: &mut Vec<MonthCounts>, c: &Cell) {
     }
 }
 
+/// The part that answers a question under `matcher`: the per-rest sums without dates, the
+/// per-month sums with dates alone, the cells with both.
+fn wanted(matcher: &Matcher) -> Part {
+    if !matcher.has_dates() {
+        Part::Rests
+    } else if matcher.all_rests_pass() {
+        Part::Months
+    } else {
+        Part::Cells
+    }
+}
+
+/// Reads the parts `picked` (moves' indexes in `dir`, each with its part and byte range, in
+/// blob order), the adjacent ones in one read, and gives each to `f`.
+fn read_parts(
+    src: &mut impl Source,
+    picked: &[(usize, Part, Range<usize>)],
+    mut f: impl FnMut(usize, Part, &[u8]) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut i = 0;
+    while i < picked.len() {
+        let mut j = i + 1;
+        while j < picked.len() && picked[j].2.start == picked[j - 1].2.end {
+            j += 1;
+        }
+        let span = picked[i].2.start..picked[j - 1].2.end;
+        let bytes = src.read(span.clone())?;
+        for (k, part, r) in &picked[i..j] {
+            f(*k, *part, &bytes[r.start - span.start..r.end - span.start])?;
+        }
+        i = j;
+    }
+    Ok(())
+}
+
 /// The sums of the cells that pass `matcher`: one row per move that keeps games (by move
-/// code), and the history of the games through the position, read straight from the blob.
-pub(super) fn sum(bytes: &[u8], matcher: &Matcher) -> Result<Summed, StoreError> {
-    let mut accs: Vec<Acc> = Vec::new();
+/// code), and the history of the games through the position, each from the smallest part
+/// of the blob that answers it.
+pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, StoreError> {
+    let dir = directory(src)?;
+    let want = wanted(matcher);
+    let history_part = if matcher.all_rests_pass() {
+        Part::Months
+    } else {
+        Part::Cells
+    };
+    let mut picked: Vec<(usize, Part, Range<usize>)> = dir
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let (part, r) = p.pick(if p.code == ALL_GAMES {
+                history_part
+            } else {
+                want
+            });
+            (i, part, r)
+        })
+        .collect();
+    picked.sort_by_key(|p| p.2.start);
+    let mut totals: Vec<Option<Total>> = vec![None; dir.len()];
     let mut history = Vec::new();
-    let mut in_all = false;
-    walk(
-        bytes,
-        Some(matcher),
-        |_| true,
-        Body::Full,
-        |item| {
-            match item {
-                Item::Move(mv) => {
-                    in_all = mv == ALL_GAMES;
-                    if !in_all {
-                        accs.push(Acc {
-                            row: MoveRow {
-                                mv: move_from_code(mv)?,
-                                ..MoveRow::default()
-                            },
-                            first: None,
-                            last: None,
-                        });
-                    }
+    read_parts(src, &picked, |i, part, bytes| {
+        let code = dir[i].code;
+        if code == ALL_GAMES {
+            return match part {
+                Part::Months => {
+                    walk_months(bytes, code, matcher, false, |c| add_month(&mut history, &c))
                 }
-                Item::Cell(cell) if in_all => add_month(&mut history, &cell),
-                Item::Cell(cell) => {
-                    if let Some(a) = accs.last_mut() {
-                        a.add(&cell);
-                    }
-                }
-            }
-            Ok(())
-        },
-    )?;
-    Ok(Summed {
-        rows: accs
-            .into_iter()
-            .filter(|a| a.row.counts.games > 0)
-            .map(Acc::finish)
-            .collect(),
-        history,
-    })
+                _ => walk_cells(bytes, code, Some(matcher), false, |c| {
+                    add_month(&mut history, &c)
+                }),
+            };
+        }
+        let mut t: Option<Total> = None;
+        let mut add = |x: Total| match &mut t {
+            Some(t) => t.merge(&x),
+            None => t = Some(x),
+        };
+        match part {
+            Part::Rests => walk_rests(bytes, code, matcher, |_, x| add(x))?,
+            Part::Months => walk_months(bytes, code, matcher, false, |c| add(Total::of_cell(&c)))?,
+            Part::Cells => walk_cells(bytes, code, Some(matcher), false, |c| {
+                add(Total::of_cell(&c))
+            })?,
+        }
+        totals[i] = t;
+        Ok(())
+    })?;
+    let mut rows = Vec::new();
+    for (p, t) in dir.iter().zip(&totals) {
+        if let Some(t) = t.as_ref().filter(|t| t.counts.games > 0) {
+            rows.push(finish(p.code, t)?);
+        }
+    }
+    Ok(Summed { rows, history })
 }
 
-/// The games through the position that pass `matcher`: one walk of the cells of the entry
-/// of every game, the other moves skipped unread, and of each passing cell only its first
-/// number (its games) read.
-pub(super) fn total(bytes: &[u8], matcher: &Matcher) -> Result<u64, StoreError> {
+/// The games through the position that pass `matcher`: the entry of every game alone, from
+/// its smallest part that answers, and of each sum only its first number (its games) read.
+pub(super) fn total(src: &mut impl Source, matcher: &Matcher) -> Result<u64, StoreError> {
+    let dir = directory(src)?;
+    let Some(all) = dir.iter().find(|p| p.code == ALL_GAMES) else {
+        return Ok(0);
+    };
+    let (part, range) = all.pick(wanted(matcher));
+    let bytes = src.read(range)?;
     let mut games: u64 = 0;
-    walk(
-        bytes,
-        Some(matcher),
-        |mv| mv == ALL_GAMES,
-        Body::Games,
-        |item| {
-            if let Item::Cell(c) = item {
-                games = games.saturating_add(c.counts.games);
-            }
-            Ok(())
-        },
-    )?;
+    let mut add = |n: u64| games = games.saturating_add(n);
+    match part {
+        Part::Rests => walk_rests_games(&bytes, matcher, add)?,
+        Part::Months => walk_months(&bytes, ALL_GAMES, matcher, true, |c| add(c.counts.games))?,
+        Part::Cells => walk_cells(&bytes, ALL_GAMES, Some(matcher), true, |c| {
+            add(c.counts.games)
+        })?,
+    }
     Ok(games)
-}
-
-/// How much of a cell's body [`walk`] reads.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Body {
-    /// All of it.
-    Full,
-    /// Its games alone (the rest of the cell is skipped).
-    Games,
-}
-
-/// What [`walk`] meets in a blob.
-enum Item {
-    /// A move code.
-    Move(u16),
-    /// One of the move's cells.
-    Cell(Cell),
 }
 
 fn corrupt(why: &str) -> StoreError {
     StoreError::Corrupt(format!("buckets blob: {why}"))
 }
 
-/// Reads a buckets blob: each move that `wanted` lets through, then each of its cells that
-/// passes `matcher` (every cell without one); the others are skipped unread.
-fn walk(
-    bytes: &[u8],
-    matcher: Option<&Matcher>,
-    wanted: impl Fn(u16) -> bool,
-    body: Body,
-    mut f: impl FnMut(Item) -> Result<(), StoreError>,
+/// Reads a length-prefixed list of `(varint key − previous key, varint body length, body)`,
+/// keys increasing and below `limit`: calls `f(key, body reader)` for the keys `passes`
+/// lets through (the others are skipped unread); `f` must read its body whole unless
+/// `skip_rest` (then what it leaves is skipped).
+fn walk_list(
+    r: &mut Reader<'_>,
+    limit: u32,
+    passes: impl Fn(u32) -> bool,
+    skip_rest: bool,
+    mut f: impl FnMut(u32, &mut Reader<'_>) -> Result<(), StoreError>,
 ) -> Result<(), StoreError> {
-    let mut r = Reader::new(bytes, "buckets");
-    let format = r.u64()?;
-    if format != BUCKETS_FORMAT {
-        return Err(corrupt(&format!("unknown format {format}")));
-    }
     let n: usize = r.int()?;
-    let mut prev_mv = None;
-    for _ in 0..n {
-        let mv: u16 = r.int()?;
-        if prev_mv.is_some_and(|p| p >= mv) {
-            return Err(corrupt("moves out of order"));
+    let mut key: u32 = 0;
+    for i in 0..n {
+        let delta: u32 = r.int()?;
+        if i > 0 && delta == 0 {
+            return Err(corrupt("repeated key"));
         }
-        prev_mv = Some(mv);
+        key = key
+            .checked_add(delta)
+            .filter(|k| *k < limit)
+            .ok_or_else(|| corrupt("key out of range"))?;
         let len: usize = r.int()?;
-        if !wanted(mv) {
+        if !passes(key) {
             r.skip(len)?;
             continue;
         }
         let end = r
             .offset()
             .checked_add(len)
-            .ok_or_else(|| corrupt("bad move length"))?;
-        f(Item::Move(mv))?;
-        let months: usize = r.int()?;
-        let mut month: u32 = 0;
-        for i in 0..months {
-            let delta: u32 = r.int()?;
-            if i > 0 && delta == 0 {
-                return Err(corrupt("repeated month"));
-            }
-            month = month
-                .checked_add(delta)
-                .filter(|m| m.checked_mul(PER_MONTH).is_some())
-                .ok_or_else(|| corrupt("month overflow"))?;
-            let len: usize = r.int()?;
-            if matcher.is_some_and(|m| !m.month_passes(month)) {
-                r.skip(len)?;
-                continue;
-            }
-            let month_end = r
-                .offset()
-                .checked_add(len)
-                .ok_or_else(|| corrupt("bad month length"))?;
-            let c: usize = r.int()?;
-            let mut rest: u32 = 0;
-            for j in 0..c {
-                let delta: u32 = r.int()?;
-                if j > 0 && delta == 0 {
-                    return Err(corrupt("repeated bucket"));
-                }
-                rest = rest
-                    .checked_add(delta)
-                    .filter(|r| *r < PER_MONTH)
-                    .ok_or_else(|| corrupt("bucket out of range"))?;
-                let len: usize = r.int()?;
-                if matcher.is_some_and(|m| !m.rest_passes(rest)) {
-                    r.skip(len)?;
-                    continue;
-                }
-                let cell_end = r
-                    .offset()
-                    .checked_add(len)
-                    .ok_or_else(|| corrupt("bad cell length"))?;
-                if body == Body::Games {
-                    let games = r.u64()?;
-                    let read = r.offset() - (cell_end - len);
-                    r.skip(
-                        len.checked_sub(read)
-                            .ok_or_else(|| corrupt("bad cell length"))?,
-                    )?;
-                    f(Item::Cell(Cell {
-                        bucket: month * PER_MONTH + rest,
-                        counts: GameCounts {
-                            games,
-                            ..GameCounts::default()
-                        },
-                        ..Cell::default()
-                    }))?;
-                    continue;
-                }
-                let counts = r.counts()?;
-                let (first_day, last_day): (u8, u8) = (r.int()?, r.int()?);
-                let first_game: i64 = r.int()?;
-                let mut endings = [0; ENDINGS];
-                if mv == END_OF_GAME {
-                    let k: usize = r.int()?;
-                    if k > ENDINGS {
-                        return Err(corrupt("bad endings"));
-                    }
-                    for _ in 0..k {
-                        let code: usize = r.int()?;
-                        let slot = endings.get_mut(code).ok_or_else(|| corrupt("bad ending"))?;
-                        *slot = r.u64()?;
-                    }
-                }
-                if r.offset() != cell_end {
-                    return Err(corrupt("bad cell length"));
-                }
-                f(Item::Cell(Cell {
-                    bucket: month * PER_MONTH + rest,
-                    counts,
-                    first_day,
-                    last_day,
-                    first_game,
-                    endings,
-                }))?;
-            }
-            if r.offset() != month_end {
-                return Err(corrupt("bad month length"));
-            }
+            .ok_or_else(|| corrupt("bad length"))?;
+        f(key, r)?;
+        let left = end
+            .checked_sub(r.offset())
+            .ok_or_else(|| corrupt("bad length"))?;
+        if left > 0 && !skip_rest {
+            return Err(corrupt("bad length"));
         }
-        if r.offset() != end {
-            return Err(corrupt("bad move length"));
-        }
+        r.skip(left)?;
     }
+    Ok(())
+}
+
+/// The highest month code a bucket can hold (so that `month × PER_MONTH` fits a `u32`).
+const MONTH_LIMIT: u32 = u32::MAX / PER_MONTH;
+
+/// Reads a cell body (of month `month`, rest `rest`).
+fn read_cell(r: &mut Reader<'_>, bucket: u32, ended: bool) -> Result<Cell, StoreError> {
+    let counts = r.counts()?;
+    let (first_day, last_day): (u8, u8) = (r.int()?, r.int()?);
+    let first_game: i64 = r.int()?;
+    let endings = if ended {
+        read_endings(r)?
+    } else {
+        [0; ENDINGS]
+    };
+    Ok(Cell {
+        bucket,
+        counts,
+        first_day,
+        last_day,
+        first_game,
+        endings,
+    })
+}
+
+/// The games of a cell whose body is read no further.
+fn games_cell(r: &mut Reader<'_>, bucket: u32) -> Result<Cell, StoreError> {
+    Ok(Cell {
+        bucket,
+        counts: GameCounts {
+            games: r.u64()?,
+            ..GameCounts::default()
+        },
+        ..Cell::default()
+    })
+}
+
+/// Walks a move's cells part: each cell that passes `matcher` (every cell without one), the
+/// others skipped unread; with `games_only` only the cells' games are read.
+fn walk_cells(
+    bytes: &[u8],
+    mv: u16,
+    matcher: Option<&Matcher>,
+    games_only: bool,
+    mut f: impl FnMut(Cell),
+) -> Result<(), StoreError> {
+    let mut r = Reader::new(bytes, "buckets");
+    let ended = mv == END_OF_GAME;
+    walk_list(
+        &mut r,
+        MONTH_LIMIT,
+        |m| matcher.is_none_or(|x| x.month_passes(m)),
+        false,
+        |month, r| {
+            walk_list(
+                r,
+                PER_MONTH,
+                |rest| matcher.is_none_or(|x| x.rest_passes(rest)),
+                games_only,
+                |rest, r| {
+                    let bucket = month * PER_MONTH + rest;
+                    f(if games_only {
+                        games_cell(r, bucket)?
+                    } else {
+                        read_cell(r, bucket, ended)?
+                    });
+                    Ok(())
+                },
+            )
+        },
+    )?;
+    if !r.is_empty() {
+        return Err(corrupt("trailing bytes"));
+    }
+    Ok(())
+}
+
+/// Walks a move's months part: each month that passes `matcher`'s dates, as a cell of rest 0.
+fn walk_months(
+    bytes: &[u8],
+    mv: u16,
+    matcher: &Matcher,
+    games_only: bool,
+    mut f: impl FnMut(Cell),
+) -> Result<(), StoreError> {
+    let mut r = Reader::new(bytes, "buckets");
+    let ended = mv == END_OF_GAME;
+    walk_list(
+        &mut r,
+        MONTH_LIMIT,
+        |m| matcher.month_passes(m),
+        games_only,
+        |month, r| {
+            let bucket = month * PER_MONTH;
+            f(if games_only {
+                games_cell(r, bucket)?
+            } else {
+                read_cell(r, bucket, ended)?
+            });
+            Ok(())
+        },
+    )?;
+    if !r.is_empty() {
+        return Err(corrupt("trailing bytes"));
+    }
+    Ok(())
+}
+
+/// Reads a total body.
+fn read_total(r: &mut Reader<'_>, ended: bool) -> Result<Total, StoreError> {
+    let counts = r.counts()?;
+    let first = match r.int::<u32>()? {
+        0 => None,
+        m => Some((m, r.int()?, r.int()?)),
+    };
+    let last = match r.int::<u32>()? {
+        0 => None,
+        m => Some((m, r.int()?)),
+    };
+    Ok(Total {
+        counts,
+        first,
+        last,
+        year_sum: r.u64()?,
+        dated: r.u64()?,
+        endings: if ended {
+            read_endings(r)?
+        } else {
+            [0; ENDINGS]
+        },
+    })
+}
+
+/// Walks a move's rests part: each rest that passes `matcher`, with its sums.
+fn walk_rests(
+    bytes: &[u8],
+    mv: u16,
+    matcher: &Matcher,
+    mut f: impl FnMut(u32, Total),
+) -> Result<(), StoreError> {
+    let mut r = Reader::new(bytes, "buckets");
+    let ended = mv == END_OF_GAME;
+    walk_list(
+        &mut r,
+        PER_MONTH,
+        |rest| matcher.rest_passes(rest),
+        false,
+        |rest, r| {
+            f(rest, read_total(r, ended)?);
+            Ok(())
+        },
+    )?;
+    if !r.is_empty() {
+        return Err(corrupt("trailing bytes"));
+    }
+    Ok(())
+}
+
+/// [`walk_rests`] reading only the games of each rest that passes.
+fn walk_rests_games(
+    bytes: &[u8],
+    matcher: &Matcher,
+    mut f: impl FnMut(u64),
+) -> Result<(), StoreError> {
+    let mut r = Reader::new(bytes, "buckets");
+    walk_list(
+        &mut r,
+        PER_MONTH,
+        |rest| matcher.rest_passes(rest),
+        true,
+        |_, r| {
+            f(r.u64()?);
+            Ok(())
+        },
+    )?;
     if !r.is_empty() {
         return Err(corrupt("trailing bytes"));
     }
@@ -539,7 +983,7 @@ mod tests {
             speeds: vec![Speed::Blitz],
             ..BucketFilter::default()
         };
-        let summed = sum(&blob, &filter.matcher()).unwrap();
+        let summed = sum(&mut &blob[..], &filter.matcher()).unwrap();
         // Counted by hand from the same games.
         let mut want = MoveRow {
             mv: Some("h2e2".parse().unwrap()),
@@ -591,10 +1035,190 @@ mod tests {
         assert_eq!(summed.rows, vec![want.clone(), ended.clone()]);
         assert_eq!(summed.history, history);
         let all = want.counts.games + ended.counts.games;
-        assert_eq!(total(&blob, &filter.matcher()).unwrap(), all);
+        assert_eq!(total(&mut &blob[..], &filter.matcher()).unwrap(), all);
         let mut bad = blob.clone();
         bad.push(0);
-        assert!(sum(&bad, &filter.matcher()).is_err());
+        assert!(sum(&mut &bad[..], &filter.matcher()).is_err());
         assert!(Buckets::decode(&blob[..blob.len() - 1]).is_err());
+    }
+
+    /// Many games in few rests and months, so that every part is written.
+    fn many_games() -> Vec<(u16, i64, GameFacts)> {
+        let moves = [
+            "h2e2".parse::<Move>().unwrap().to_u16(),
+            "c3c4".parse::<Move>().unwrap().to_u16(),
+            END_OF_GAME,
+        ];
+        let dates = [
+            None,
+            Some("2001"),
+            Some("2001-03"),
+            Some("2001-03-09"),
+            Some("2019-11-30"),
+        ];
+        let speeds = [None, Some(Speed::Blitz), Some(Speed::Classical)];
+        let mut x: u64 = 12345;
+        let mut next = |n: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        (0..600)
+            .map(|i| {
+                let result = match next(4) {
+                    0 => None,
+                    1 => Some(Outcome::Draw),
+                    2 => Some(Outcome::Decisive {
+                        winner: Color::First,
+                    }),
+                    _ => Some(Outcome::Decisive {
+                        winner: Color::Second,
+                    }),
+                };
+                let ratings = [
+                    (next(3) > 0).then(|| 1500 + 400 * next(3) as u32),
+                    (next(2) > 0).then_some(2100),
+                ];
+                let g = GameFacts::new(
+                    result,
+                    ratings,
+                    dates[next(5) as usize],
+                    speeds[next(3) as usize],
+                    (next(2) == 0).then_some(Mode::Casual),
+                    (next(3) == 0).then_some(Termination::Mate),
+                );
+                (moves[next(3) as usize], 5000 - i, g)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_part_sums_like_the_cells_and_format_2_still_decodes() {
+        let games = many_games();
+        let mut b = Buckets::default();
+        b.add(games.clone());
+        let blob = b.encode();
+        let dir = directory(&mut &blob[..]).unwrap();
+        assert!(dir
+            .iter()
+            .all(|p| !p.rests.is_empty() && !p.months.is_empty()));
+        assert_eq!(Buckets::decode(&blob).unwrap(), b);
+        // The same cells without their collapsed parts (as a position of few games writes
+        // them): every question must get the same answer from the cells alone.
+        let mut cells_only = Vec::new();
+        let mut dir_bytes = Vec::new();
+        varint::put(&mut dir_bytes, b.moves.len() as u64);
+        let mut body = Vec::new();
+        for (mv, cells) in &b.moves {
+            let start = body.len();
+            put_cells(&mut body, cells, *mv == END_OF_GAME);
+            varint::put(&mut dir_bytes, u64::from(*mv));
+            for n in [0, 0, body.len() - start] {
+                varint::put(&mut dir_bytes, n as u64);
+            }
+        }
+        varint::put(&mut cells_only, BUCKETS_FORMAT);
+        varint::put(&mut cells_only, dir_bytes.len() as u64);
+        cells_only.extend_from_slice(&dir_bytes);
+        cells_only.extend_from_slice(&body);
+        assert!(cells_only.len() < blob.len());
+        assert_eq!(Buckets::decode(&cells_only).unwrap(), b);
+        let m = |s: &str| Some(s.parse().unwrap());
+        let filters = [
+            BucketFilter::default(),
+            BucketFilter {
+                since: m("2001-03"),
+                ..BucketFilter::default()
+            },
+            BucketFilter {
+                until: m("2001"),
+                ..BucketFilter::default()
+            },
+            BucketFilter {
+                min_rating: Some(1900),
+                ..BucketFilter::default()
+            },
+            BucketFilter {
+                speeds: vec![Speed::Blitz],
+                modes: vec![Mode::Casual],
+                ..BucketFilter::default()
+            },
+            BucketFilter {
+                since: m("2001"),
+                max_rating: Some(2000),
+                speeds: vec![Speed::Classical],
+                ..BucketFilter::default()
+            },
+        ];
+        for f in &filters {
+            let matcher = f.matcher();
+            let got = sum(&mut &blob[..], &matcher).unwrap();
+            assert_eq!(got, sum(&mut &cells_only[..], &matcher).unwrap(), "{f:?}");
+            // Against the games themselves.
+            let passing: Vec<_> = games
+                .iter()
+                .filter(|g| matcher.passes(g.2.bucket))
+                .collect();
+            assert!(!passing.is_empty(), "{f:?}");
+            assert_eq!(
+                got.rows.iter().map(|r| r.counts.games).sum::<u64>(),
+                passing.len() as u64
+            );
+            let all = total(&mut &blob[..], &matcher).unwrap();
+            assert_eq!(all, passing.len() as u64, "{f:?}");
+            assert_eq!(all, total(&mut &cells_only[..], &matcher).unwrap());
+            let dated = got.history.iter().map(|h| h.games).sum::<u64>();
+            let calendar = passing
+                .iter()
+                .filter(|g| calendar_month(g.2.month()).is_some())
+                .count();
+            assert_eq!(dated, calendar as u64, "{f:?}");
+            for row in &got.rows {
+                let code = super::super::links::move_code(row.mv);
+                let mine: Vec<_> = passing.iter().filter(|g| g.0 == code).collect();
+                assert_eq!(row.counts.games, mine.len() as u64);
+                let first = mine
+                    .iter()
+                    .filter(|g| g.2.month() > 0)
+                    .min_by_key(|g| (g.2.month(), g.2.day, g.1))
+                    .unwrap();
+                assert_eq!(row.first_game, Some(first.1), "{f:?}");
+                let mates = mine
+                    .iter()
+                    .filter(|g| g.2.termination == Some(Termination::Mate))
+                    .count() as u64;
+                if code == END_OF_GAME {
+                    assert_eq!(row.endings[Termination::Mate.code() as usize], mates);
+                }
+            }
+        }
+        // A format-2 blob (what schema 9 stored) decodes to the same model.
+        let mut old = Vec::new();
+        varint::put(&mut old, OLD_FORMAT);
+        varint::put(&mut old, b.moves.len() as u64);
+        for (mv, cells) in &b.moves {
+            let mut part = Vec::new();
+            put_cells(&mut part, cells, *mv == END_OF_GAME);
+            varint::put(&mut old, u64::from(*mv));
+            varint::put(&mut old, part.len() as u64);
+            old.extend_from_slice(&part);
+        }
+        assert_eq!(Buckets::decode(&old).unwrap(), b);
+        assert!(sum(&mut &old[..], &filters[1].matcher()).is_err());
+        // Damage anywhere is an error, never a panic.
+        for cut in [1, 5, blob.len() / 2, blob.len() - 1] {
+            assert!(sum(&mut &blob[..cut], &filters[3].matcher()).is_err());
+            assert!(total(&mut &blob[..cut], &filters[1].matcher()).is_err());
+            assert!(Buckets::decode(&blob[..cut]).is_err());
+        }
+        let mut flipped = blob.clone();
+        for i in (0..flipped.len()).step_by(7) {
+            flipped[i] ^= 0x55;
+            let _ = sum(&mut &flipped[..], &filters[5].matcher());
+            let _ = total(&mut &flipped[..], &filters[4].matcher());
+            let _ = Buckets::decode(&flipped);
+            flipped[i] ^= 0x55;
+        }
     }
 }

@@ -263,6 +263,7 @@ impl BucketFilter {
         Matcher {
             since: self.since,
             until: self.until,
+            all_rests: rest.iter().all(|ok| *ok),
             rest,
         }
     }
@@ -274,12 +275,24 @@ pub(super) struct Matcher {
     until: Option<Month>,
     /// By `bucket % PER_MONTH`: whether band, speed and mode pass.
     rest: [bool; PER_MONTH as usize],
+    /// Whether every band, speed and mode passes.
+    all_rests: bool,
 }
 
 impl Matcher {
     /// Whether games of this bucket pass.
     pub(super) fn passes(&self, bucket: u32) -> bool {
         self.rest_passes(bucket % PER_MONTH) && self.month_passes(bucket / PER_MONTH)
+    }
+
+    /// Whether the filter bounds the month of play.
+    pub(super) fn has_dates(&self) -> bool {
+        self.since.is_some() || self.until.is_some()
+    }
+
+    /// Whether every band, speed and mode passes (the filter bounds dates at most).
+    pub(super) fn all_rests_pass(&self) -> bool {
+        self.all_rests
     }
 
     /// Whether band, speed and mode of `rest` (`bucket % PER_MONTH`) pass.

@@ -69,6 +69,11 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../schema/007_answers.sql"),
         then: Some(Store::rebuild_busy),
     },
+    Migration {
+        name: "010_bucket_parts",
+        sql: include_str!("../../schema/010_bucket_parts.sql"),
+        then: Some(Store::reencode_buckets),
+    },
 ];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {
@@ -157,6 +162,33 @@ impl Store {
             self.conn
                 .prepare_cached(sql::UPDATE_BUSY_BLOBS)?
                 .execute(rusqlite::params![rowid, summary.encode(), buckets.encode()])?;
+        }
+        Ok(())
+    }
+
+    /// Rewrites every busy position's buckets in the current format from the cells it holds
+    /// (a migration's Rust step, in the caller's transaction; nothing is counted again).
+    pub(super) fn reencode_buckets(&self) -> Result<(), StoreError> {
+        let keys: Vec<i64> = {
+            let mut stmt = self.conn.prepare(sql::BUSY_KEYS)?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        for rowid in keys {
+            let key = PositionKey::from_rowid(rowid);
+            let blob: Option<Vec<u8>> = self
+                .conn
+                .prepare_cached(sql::BUSY_BUCKETS)?
+                .query_row([rowid], |r| r.get(0))?;
+            let Some(blob) = blob else {
+                return Err(StoreError::Corrupt(format!(
+                    "position {key} is marked busy but has no buckets"
+                )));
+            };
+            let buckets = Buckets::decode(&blob).map_err(|e| super::read::at_position(key, e))?;
+            self.conn
+                .prepare_cached(sql::UPDATE_BUSY_BUCKETS)?
+                .execute(rusqlite::params![rowid, buckets.encode()])?;
         }
         Ok(())
     }

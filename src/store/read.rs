@@ -1,16 +1,18 @@
 //! Reading: position lookups, games through a position, stored games, database statistics.
 
+use std::{borrow::Cow, ops::Range};
+
 use rusqlite::{OptionalExtension, Row};
 
 use super::{
-    buckets::{self, Buckets},
+    buckets::{self, Buckets, Source as BlobSource},
     codec::{result_from_code, unpack_moves, variant_code, variant_from_code},
     filter::{calendar_month, year_of, BucketFilter, Matcher, PER_MONTH},
     game_facts::GameFacts,
     links::{decode_links, move_code, move_from_code, Link},
     model::{
-        DbStats, GameCounts, GameThrough, MonthCounts, MoveRow, OpeningRow, Played, PositionKey,
-        PositionStats, StoredGame, VariantCount,
+        is_real_name, DbStats, GameCounts, GameThrough, MonthCounts, MoveRow, OpeningRow, Played,
+        PositionKey, PositionStats, StoredGame, VariantCount,
     },
     ranges::{self, Entry},
     sql,
@@ -144,9 +146,6 @@ impl Through {
     }
 }
 
-/// A busy position's summary and buckets as read.
-type SummaryBuckets = (Option<Vec<u8>>, Option<Vec<u8>>);
-
 /// A busy position's row as read: summary, links, buckets.
 type BusyBlobs = (Option<Vec<u8>>, Vec<u8>, Option<Vec<u8>>);
 
@@ -176,6 +175,28 @@ impl PositionRow {
                 .transpose()
                 .map_err(|e| at_position(key, e))?,
         })
+    }
+}
+
+/// A busy position's buckets, read in parts through SQLite's incremental blob I/O: a question
+/// reads the blob's directory and the parts it needs (see `buckets`), not the whole blob.
+struct BucketsRow<'c> {
+    blob: rusqlite::blob::Blob<'c>,
+    buf: Vec<u8>,
+}
+
+impl BlobSource for BucketsRow<'_> {
+    fn len(&self) -> usize {
+        self.blob.len()
+    }
+
+    fn read(&mut self, at: Range<usize>) -> Result<Cow<'_, [u8]>, StoreError> {
+        if at.end > self.blob.len() || at.start > at.end {
+            return Err(StoreError::Corrupt("buckets blob: truncated".into()));
+        }
+        self.buf.resize(at.len(), 0);
+        self.blob.read_at_exact(&mut self.buf, at.start)?;
+        Ok(Cow::Borrowed(&self.buf))
     }
 }
 
@@ -239,6 +260,37 @@ fn sort_openings(mut openings: Vec<OpeningRow>) -> Vec<OpeningRow> {
 }
 
 impl Store {
+    /// A busy position's buckets, opened for reading in parts.
+    fn buckets_row(&self, key: PositionKey) -> Result<BucketsRow<'_>, StoreError> {
+        let (table, column) = sql::BUCKETS_BLOB;
+        match self
+            .conn
+            .blob_open(rusqlite::MAIN_DB, table, column, key.to_rowid(), true)
+        {
+            Ok(blob) => Ok(BucketsRow {
+                blob,
+                buf: Vec::new(),
+            }),
+            // No row, or no blob in it.
+            Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::Unknown => {
+                Err(StoreError::Corrupt(format!(
+                    "position {key} is marked busy but has no buckets"
+                )))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The sums of a busy position's buckets that pass `matcher` (see `buckets::sum`).
+    fn bucket_sums(
+        &self,
+        key: PositionKey,
+        matcher: &Matcher,
+    ) -> Result<buckets::Summed, StoreError> {
+        let mut row = self.buckets_row(key)?;
+        buckets::sum(&mut row, matcher).map_err(|e| at_position(key, e))
+    }
+
     /// How the range rows record a key: `None` if no stored game went through it.
     pub(super) fn entry(&self, key: PositionKey) -> Result<Option<Entry>, StoreError> {
         let rowid = key.to_rowid();
@@ -267,6 +319,24 @@ impl Store {
             )));
         };
         PositionRow::decode(key, summary.as_deref(), &links, buckets.as_deref())
+    }
+
+    /// A busy position's summary alone (its links, three bytes a game, and its buckets are
+    /// not read).
+    fn busy_summary(&self, key: PositionKey) -> Result<Summary, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql::BUSY_SUMMARY)?;
+        let s = stmt
+            .query_row([key.to_rowid()], |r| {
+                Ok(r.get_ref(0)?.as_blob_or_null()?.map(Summary::decode))
+            })
+            .optional()?
+            .flatten();
+        match s {
+            Some(s) => s.map_err(|e| at_position(key, e)),
+            None => Err(StoreError::Corrupt(format!(
+                "position {key} is marked busy but has no summary"
+            ))),
+        }
     }
 
     /// A busy position's links, whatever its other blobs hold (the migration that rewrites
@@ -391,19 +461,7 @@ impl Store {
         match self.entry(key)? {
             None => Ok(PositionStats::default()),
             Some(Entry::Busy) => {
-                // The summary alone: a busy position's links (three bytes a game) are not read.
-                let summary: Option<Vec<u8>> = self
-                    .conn
-                    .prepare_cached(sql::BUSY_SUMMARY)?
-                    .query_row([key.to_rowid()], |r| r.get(0))
-                    .optional()?
-                    .flatten();
-                let Some(summary) = summary else {
-                    return Err(StoreError::Corrupt(format!(
-                        "position {key} is marked busy but has no summary"
-                    )));
-                };
-                let s = Summary::decode(&summary).map_err(|e| at_position(key, e))?;
+                let s = self.busy_summary(key)?;
                 let complete = |kept: usize| top <= kept || kept < TOP_KEPT;
                 let (best, recent) = if complete(s.top.len()) && complete(s.recent.len()) {
                     let read = |l: &Link| Ok(self.through(l.game, l.mv)?.game);
@@ -451,7 +509,9 @@ impl Store {
     /// and as `top` the candidates for the best games, not ranked and not cut to `top`: a
     /// position of at most [`LIST_MAX`](super::LIST_MAX) games, or of at most 1,000 games
     /// whose kept best games are fewer than its games, gives every game that passes; a busier
-    /// one the kept best games ([`TOP_KEPT`]) that pass; the latest games likewise. A busy
+    /// one the kept best games ([`TOP_KEPT`]) that pass, in their order, until `top` of them
+    /// have a known result and real names on both sides ([`is_real_name`]; no later one
+    /// ranks before those); the latest games likewise. A busy
     /// position is read in one row (summary and buckets); only the listed games are read.
     ///
     /// # Errors
@@ -491,17 +551,8 @@ impl Store {
                 })
             }
             Some(Entry::Busy) => {
-                let mut stmt = self.conn.prepare_cached(sql::BUSY_SUMMARY_BUCKETS)?;
-                let raw: Option<SummaryBuckets> = stmt
-                    .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .optional()?;
-                let (Some(summary), Some(blob)) = raw.unwrap_or_default() else {
-                    return Err(StoreError::Corrupt(format!(
-                        "position {key} is marked busy but has no summary or no buckets"
-                    )));
-                };
-                let s = Summary::decode(&summary).map_err(|e| at_position(key, e))?;
-                let summed = buckets::sum(&blob, &matcher).map_err(|e| at_position(key, e))?;
+                let s = self.busy_summary(key)?;
+                let summed = self.bucket_sums(key, &matcher)?;
                 let (best, recent) = if top == 0 {
                     (Vec::new(), Vec::new())
                 } else {
@@ -541,12 +592,24 @@ impl Store {
             ));
         }
         let read = |l: &Link| Ok(self.through(l.game, l.mv)?.game);
-        let best = s
-            .top
-            .iter()
-            .filter(|b| matcher.passes(b.bucket))
-            .map(|b| read(&b.link))
-            .collect::<Result<_, StoreError>>()?;
+        // The kept best games are in `GameThrough::top_key` order; the explorer ranks a known
+        // result and real names first, then that order (`explorer::top_rank`): once `top`
+        // passing games with both are read, no later one can rank before them.
+        let mut best = Vec::new();
+        let mut complete = 0;
+        for b in s.top.iter().filter(|b| matcher.passes(b.bucket)) {
+            if complete >= top {
+                break;
+            }
+            let g: GameThrough = read(&b.link)?;
+            if g.result.is_some()
+                && is_real_name(g.first.as_deref())
+                && is_real_name(g.second.as_deref())
+            {
+                complete += 1;
+            }
+            best.push(g);
+        }
         let recent = s
             .recent
             .iter()
@@ -590,21 +653,8 @@ impl Store {
                 }
             }
             (Some(Entry::Busy), Some(m)) => {
-                let mut stmt = self.conn.prepare_cached(sql::BUSY_BUCKETS)?;
-                let n = stmt
-                    .query_row([key.to_rowid()], |r| {
-                        Ok(r.get_ref(0)?
-                            .as_blob_or_null()?
-                            .map(|b| buckets::total(b, &m)))
-                    })
-                    .optional()?
-                    .flatten();
-                match n {
-                    Some(n) => n.map_err(|e| at_position(key, e)),
-                    None => Err(StoreError::Corrupt(format!(
-                        "position {key} is marked busy but has no buckets"
-                    ))),
-                }
+                let mut row = self.buckets_row(key)?;
+                buckets::total(&mut row, &m).map_err(|e| at_position(key, e))
             }
         }
     }
@@ -662,23 +712,7 @@ impl Store {
         let matcher = filter.matcher();
         match self.entry(key)? {
             None => Ok(Vec::new()),
-            Some(Entry::Busy) => {
-                let mut stmt = self.conn.prepare_cached(sql::BUSY_BUCKETS)?;
-                let rows = stmt
-                    .query_row([key.to_rowid()], |r| {
-                        Ok(r.get_ref(0)?
-                            .as_blob_or_null()?
-                            .map(|b| buckets::sum(b, &matcher).map(|s| s.rows)))
-                    })
-                    .optional()?
-                    .flatten();
-                match rows {
-                    Some(rows) => rows.map_err(|e| at_position(key, e)),
-                    None => Err(StoreError::Corrupt(format!(
-                        "position {key} is marked busy but has no buckets"
-                    ))),
-                }
-            }
+            Some(Entry::Busy) => Ok(self.bucket_sums(key, &matcher)?.rows),
             Some(Entry::Quiet(links)) => {
                 let mut rows: Vec<MoveRow> = Vec::new();
                 for l in &links {
@@ -785,6 +819,15 @@ impl Store {
             page: Vec::new().into_iter(),
             done: false,
         }
+    }
+
+    /// Whether any game of `variant` is stored (one row read at most).
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn has_games(&self, variant: Variant) -> Result<bool, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql::ANY_GAME_OF)?;
+        Ok(stmt.query_row([variant_code(variant)], |r| r.get(0))?)
     }
 
     fn games_page(&self, variant: Variant, after: i64) -> Result<Vec<StoredGame>, StoreError> {

@@ -73,9 +73,11 @@ pub(super) const BUSY_LINKS: &str = "SELECT links FROM positions WHERE key = ?1"
 /// Rewrites a busy position's summary and buckets.
 pub(super) const UPDATE_BUSY_BLOBS: &str =
     "UPDATE positions SET summary = ?2, buckets = ?3 WHERE key = ?1";
-/// A busy position's summary and buckets (not its links).
-pub(super) const BUSY_SUMMARY_BUCKETS: &str =
-    "SELECT summary, buckets FROM positions WHERE key = ?1";
+/// The table and column of a busy position's buckets, opened by rowid (the position's key)
+/// for reading in parts (SQLite's incremental blob I/O).
+pub(super) const BUCKETS_BLOB: (&std::ffi::CStr, &std::ffi::CStr) = (c"positions", c"buckets");
+/// Rewrites a busy position's buckets.
+pub(super) const UPDATE_BUSY_BUCKETS: &str = "UPDATE positions SET buckets = ?2 WHERE key = ?1";
 /// A busy position's summary alone.
 pub(super) const BUSY_SUMMARY: &str = "SELECT summary FROM positions WHERE key = ?1";
 
@@ -99,6 +101,8 @@ pub(super) const GAMES_PAGE: &str = "SELECT g.id, g.variant, s.path, g.source_in
     g.ecco, g.opening, g.variation, g.first_formation, g.second_formation, g.start_fen, g.moves, \
     g.time_base, g.time_increment, g.speed, g.mode, g.termination FROM games g LEFT JOIN sources s ON s.id = g.source WHERE g.variant = ?1 AND g.id > ?2 \
     ORDER BY g.id LIMIT 1000";
+/// Whether any game of a variant is stored.
+pub(super) const ANY_GAME_OF: &str = "SELECT EXISTS (SELECT 1 FROM games WHERE variant = ?1)";
 /// Games of a variant.
 pub(super) const COUNT_GAMES: &str = "SELECT count(*) FROM games WHERE variant = ?1";
 /// The file's size in bytes.

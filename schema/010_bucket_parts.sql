@@ -1,0 +1,7 @@
+-- qipu database, schema version 10 (numbered 010): the buckets blob of a busy position gets
+-- a directory and, per move, its sums with the months collapsed (per band × speed × mode) and
+-- with those collapsed (per month) beside its cells (buckets format 3), so that a filter
+-- without dates, or of dates alone, reads a few hundred sums instead of every cell, and the
+-- store reads only the parts a question needs. No table changes: the Rust step of
+-- src/store/migrate.rs re-encodes every busy position's buckets (format 2 decodes to the same
+-- cells), in the same transaction; nothing is counted again.
