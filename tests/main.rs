@@ -11,6 +11,7 @@ mod e2e;
 mod filters;
 mod formats;
 mod notation;
+mod openings;
 mod pipeline;
 mod rules;
 mod spark;

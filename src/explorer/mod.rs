@@ -45,7 +45,9 @@ use std::{
 
 pub use answer::{Answer, Ended, EngineChoice, MoveLine, NoGames, Others, TopGame};
 pub use formations::{formation_counts, lists_formations, ExploreWithFormations, FormationCount};
-pub use opening::{ecco_name, name_position, opening_from_label, Opening};
+pub use opening::{
+    ecco_depth, ecco_name, name_position, opening_from_label, position_ply, Opening, ECCO_PLIES,
+};
 pub use query::{
     mean_rating, parse_side, parse_speeds, parse_variant, resolve_start, Filter, GameFacts,
     PartialDate, Query, DEFAULT_MIN_GAMES, DEFAULT_TOP_GAMES, EXPLORE_RULES, MAX_LIMIT, MAX_NAME,
@@ -552,7 +554,7 @@ fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>, recent: Vec<TopGame
         key: pos.key(),
         turn: pos.turn(),
         counts,
-        opening: name_position(pos.variant(), &g.labels),
+        opening: name_position(pos.variant(), &g.labels, position_ply(pos)),
         moves: moves
             .into_iter()
             .map(|(m, t)| MoveLine {
