@@ -16,5 +16,6 @@ mod pipeline;
 mod rules;
 mod spark;
 mod store;
+mod top_games;
 mod web;
 mod web_limits;

@@ -397,9 +397,12 @@ fn top_games_are_best_rated_then_latest_and_the_start_is_not_named() {
         let p: Vec<u64> = d.split('-').map(|x| x.parse().unwrap()).collect();
         p[0] * 10_000 + p.get(1).unwrap_or(&0) * 100 + p.get(2).unwrap_or(&0)
     };
+    // A known result first, then both names known, then rating, then date.
+    let flags = |g: &TestGame| (g.result.is_none(), g.first.is_none() || g.second.is_none());
     distinct.sort_by(|a, b| {
-        mean(b.1)
-            .cmp(&mean(a.1))
+        flags(a.1)
+            .cmp(&flags(b.1))
+            .then(mean(b.1).cmp(&mean(a.1)))
             .then(num(&b.1.date).cmp(&num(&a.1.date)))
             .then(a.0.cmp(&b.0))
     });

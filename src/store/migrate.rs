@@ -69,6 +69,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../schema/007_answers.sql"),
         then: Some(Store::rebuild_busy),
     },
+    Migration {
+        name: "008_top_games",
+        sql: include_str!("../../schema/008_top_games.sql"),
+        // The kept best games are ranked again (a known result, real names, rating, date).
+        then: Some(Store::rebuild_busy),
+    },
 ];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {

@@ -136,6 +136,8 @@ impl Through {
             result: g.result,
             ratings: [g.first_rating, g.second_rating],
             date: g.date.as_deref(),
+            real_names: super::is_real_name(g.first.as_deref())
+                && super::is_real_name(g.second.as_deref()),
             label: self.label.as_deref(),
             speed: self.play.speed,
             mode: self.play.mode,
@@ -726,8 +728,8 @@ impl Store {
         Ok(best_games_of(&self.throughs(&links)?, limit))
     }
 
-    /// Games through a position, best rated first, then latest; at most `limit` of them
-    /// (`None` = all).
+    /// Games through a position, best first ([`GameThrough::top_key`]: a known result, real
+    /// names, rating, date); at most `limit` of them (`None` = all).
     ///
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is corrupt.
@@ -943,7 +945,7 @@ pub(super) fn add_history(history: &mut Vec<MonthCounts>, g: &GameFacts) {
     history[i].add(&c);
 }
 
-/// The best `n` of some games: best rated first, then latest, then by id.
+/// The best `n` of some games ([`GameThrough::top_key`]).
 fn best_games_of(games: &[Through], n: usize) -> Vec<GameThrough> {
     let mut games: Vec<GameThrough> = games.iter().map(|t| t.game.clone()).collect();
     games.sort_by_cached_key(GameThrough::top_key);
