@@ -8,6 +8,7 @@ mod common;
 mod copies;
 mod db_guard;
 mod e2e;
+mod export;
 mod filters;
 mod formats;
 mod notation;

@@ -807,12 +807,26 @@ impl Store {
         &self,
         mut f: impl FnMut(PositionKey, &MoveRow) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
+        self.for_each_position_moves(|key, _, rows| rows.iter().try_for_each(|m| f(key, m)))
+    }
+
+    /// Calls `f` for every position in key order with a game through it (the smallest id;
+    /// `None` only for a position without links) and its move rows (for `qipu export`, which
+    /// replays that game to write the position's FEN).
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails, or the error `f` returns.
+    pub fn for_each_position_moves(
+        &self,
+        mut f: impl FnMut(PositionKey, Option<i64>, &[MoveRow]) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
         self.for_each_position(|key, row| {
+            let game = row.links.iter().map(|l| l.game).min();
             let moves = match row.summary {
                 Some(s) => s.moves,
                 None => self.summarize(&row.links)?.0.moves,
             };
-            moves.iter().try_for_each(|m| f(key, m))
+            f(key, game, &moves)
         })
     }
 
