@@ -1,7 +1,7 @@
 //! Import → explore, checked against counts made here, independently of the store and the
 //! explorer, over the same games (generated with the rules core from a fixed seed).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use qipu::{
     explorer::{json::ExploreJson, line, Query},
@@ -369,7 +369,7 @@ fn filters_equal_an_independent_count() {
 }
 
 #[test]
-fn top_games_are_best_rated_then_latest_and_opening_is_named_where_games_agree() {
+fn top_games_are_best_rated_then_latest_and_the_start_is_not_named() {
     let games = generate(Variant::Xiangqi, 200, 3);
     let mut store = Store::open_in_memory().unwrap();
     import(
@@ -397,9 +397,12 @@ fn top_games_are_best_rated_then_latest_and_opening_is_named_where_games_agree()
         let p: Vec<u64> = d.split('-').map(|x| x.parse().unwrap()).collect();
         p[0] * 10_000 + p.get(1).unwrap_or(&0) * 100 + p.get(2).unwrap_or(&0)
     };
+    // A known result first, then both names known, then rating, then date.
+    let flags = |g: &TestGame| (g.result.is_none(), g.first.is_none() || g.second.is_none());
     distinct.sort_by(|a, b| {
-        mean(b.1)
-            .cmp(&mean(a.1))
+        flags(a.1)
+            .cmp(&flags(b.1))
+            .then(mean(b.1).cmp(&mean(a.1)))
             .then(num(&b.1.date).cmp(&num(&a.1.date)))
             .then(a.0.cmp(&b.0))
     });
@@ -414,47 +417,10 @@ fn top_games_are_best_rated_then_latest_and_opening_is_named_where_games_agree()
         .collect();
     assert_eq!(have, want);
 
-    let mut ecco: HashMap<&str, usize> = HashMap::new();
-    for (_, g) in &distinct {
-        if let Some(e) = &g.ecco {
-            *ecco.entry(e.as_str()).or_default() += 1;
-        }
-    }
-    // The position is named by an ECCO code only when two thirds of the labelled games carry
-    // it; else by the beginning of the opening names two thirds share (C48 and B24 are both
-    // `中炮过河…`); else not at all.
-    let total: usize = ecco.values().sum();
-    let (best, n) = ecco
-        .iter()
-        .max_by_key(|(_, n)| **n)
-        .map(|(c, n)| (*c, *n))
-        .unwrap();
-    let names = [
-        (
-            "C48",
-            "中炮过河车互进七兵对屏风马平炮兑车 — 红仕角炮对黑退边炮",
-        ),
-        ("A01", "上仕局"),
-        ("B24", "中炮过河炮对左三步虎"),
-        ("E00", "仙人指路局"),
-    ];
-    let cannon = ecco.get("C48").copied().unwrap_or(0) + ecco.get("B24").copied().unwrap_or(0);
-    let expected = if 3 * n >= 2 * total {
-        Some((
-            best.to_string(),
-            names
-                .iter()
-                .find(|(c, _)| *c == best)
-                .unwrap()
-                .1
-                .to_string(),
-        ))
-    } else if 3 * cannon >= 2 * total {
-        Some((String::new(), "中炮过河".to_string()))
-    } else {
-        None
-    };
-    assert_eq!(got.opening.map(|o| (o.ecco, o.name)), expected, "{ecco:?}");
+    // The start is not named, whatever its games' labels agree on: no ECCO class is 0 plies
+    // deep (the naming rule itself is tested on real games in `tests/openings.rs`).
+    assert!(distinct.iter().any(|(_, g)| g.ecco.is_some()));
+    assert_eq!(got.opening, None);
 }
 
 #[test]

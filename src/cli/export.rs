@@ -1,6 +1,10 @@
 //! `qipu export`: CSV of games and of position statistics (loadable by pandas or DuckDB).
+//!
+//! This module owns the CSV columns; it reads the store and replays stored games (rules) to
+//! say where a position is, and writes nothing to the database.
 
 use std::{
+    collections::HashMap,
     io::Write,
     path::{Path, PathBuf},
     process::ExitCode,
@@ -10,8 +14,8 @@ use clap::Args;
 
 use super::{CliError, Context};
 use crate::{
-    rules::{Outcome, Variant},
-    store::{Store, StoreError},
+    rules::{AnyPosition, Outcome, Variant},
+    store::{PositionKey, Store, StoreError},
 };
 
 /// Arguments of `qipu export`.
@@ -26,7 +30,9 @@ pub struct ExportArgs {
     #[arg(long)]
     games: Option<PathBuf>,
     /// Write the position statistics here (`-`: standard output): one row per (position
-    /// key, move); an empty `move` counts the games that ended in the position.
+    /// key, move); an empty `move` counts the games that ended in the position. Each row
+    /// also says where the position is: its variant and FEN, and a game (`game`, its id in
+    /// `--games`) that reaches it after `ply` plies.
     #[arg(long)]
     positions: Option<PathBuf>,
 }
@@ -131,30 +137,113 @@ pub fn export(args: &ExportArgs) -> Result<ExitCode, CliError> {
             "avg_rating",
             "first_date",
             "last_date",
+            "variant",
+            "fen",
+            "game",
+            "ply",
         ])?;
-        store.for_each_position_move(|key, r| {
-            let avg = if r.counts.rating_count > 0 {
-                format!(
-                    "{:.1}",
-                    r.counts.rating_sum as f64 / r.counts.rating_count as f64
-                )
-            } else {
-                String::new()
+        let mut finder = Finder::default();
+        store.for_each_position_moves(|key, game, rows| {
+            let at = match game {
+                Some(id) => Some(finder.find(&store, id, key)?),
+                None => None,
             };
-            w.write_record([
-                key.to_string(),
-                r.mv.map(|m| m.to_string()).unwrap_or_default(),
-                r.counts.games.to_string(),
-                r.counts.first_wins.to_string(),
-                r.counts.draws.to_string(),
-                r.counts.second_wins.to_string(),
-                avg,
-                r.first_date.clone().unwrap_or_default(),
-                r.last_date.clone().unwrap_or_default(),
-            ])
-            .map_err(csv_err)
+            let (variant, fen, game, ply) = match &at {
+                Some(a) => (
+                    a.variant.name(),
+                    a.fen.as_str(),
+                    a.game.to_string(),
+                    a.ply.to_string(),
+                ),
+                None => ("", "", String::new(), String::new()),
+            };
+            for r in rows {
+                let avg = if r.counts.rating_count > 0 {
+                    format!(
+                        "{:.1}",
+                        r.counts.rating_sum as f64 / r.counts.rating_count as f64
+                    )
+                } else {
+                    String::new()
+                };
+                w.write_record([
+                    key.to_string().as_str(),
+                    &r.mv.map(|m| m.to_string()).unwrap_or_default(),
+                    &r.counts.games.to_string(),
+                    &r.counts.first_wins.to_string(),
+                    &r.counts.draws.to_string(),
+                    &r.counts.second_wins.to_string(),
+                    &avg,
+                    r.first_date.as_deref().unwrap_or_default(),
+                    r.last_date.as_deref().unwrap_or_default(),
+                    variant,
+                    fen,
+                    &game,
+                    &ply,
+                ])
+                .map_err(csv_err)?;
+            }
+            Ok(())
         })?;
         w.flush()?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where a position is: a game through it and the ply at which the game reaches it, with the
+/// position's variant and FEN.
+struct Reached {
+    variant: Variant,
+    fen: String,
+    game: i64,
+    ply: usize,
+}
+
+/// The keys of recently replayed games (a game goes through many positions), at most
+/// [`Finder::KEPT`] games at a time.
+#[derive(Default)]
+struct Finder {
+    games: HashMap<i64, (Variant, AnyPosition, Vec<crate::rules::Move>, Vec<u64>)>,
+}
+
+impl Finder {
+    const KEPT: usize = 4096;
+
+    /// Where game `id` reaches `key` (its first occurrence).
+    fn find(&mut self, store: &Store, id: i64, key: PositionKey) -> Result<Reached, StoreError> {
+        if !self.games.contains_key(&id) {
+            let g = store
+                .game(id)?
+                .ok_or_else(|| StoreError::Corrupt(format!("position {key}: no game {id}")))?;
+            let start = AnyPosition::from_fen(g.variant, &g.start_fen)
+                .map_err(|e| StoreError::Corrupt(format!("game {id}: bad start position: {e}")))?;
+            let mut pos = start.clone();
+            let mut keys = Vec::with_capacity(g.moves.len() + 1);
+            keys.push(pos.key());
+            for &m in &g.moves {
+                pos.play_unchecked(m);
+                keys.push(pos.key());
+            }
+            if self.games.len() >= Self::KEPT {
+                self.games.clear();
+            }
+            self.games.insert(id, (g.variant, start, g.moves, keys));
+        }
+        let Some((variant, start, moves, keys)) = self.games.get(&id) else {
+            return Err(StoreError::Corrupt(format!("game {id}: not kept")));
+        };
+        let ply = keys.iter().position(|&k| k == key.0).ok_or_else(|| {
+            StoreError::Corrupt(format!("position {key}: game {id} does not go through it"))
+        })?;
+        let mut pos = start.clone();
+        for &m in &moves[..ply] {
+            pos.play_unchecked(m);
+        }
+        Ok(Reached {
+            variant: *variant,
+            fen: pos.fen(),
+            game: id,
+            ply,
+        })
+    }
 }

@@ -93,6 +93,23 @@ pub(super) fn write_report(path: &PathBuf, errors: &[GameError]) -> Result<(), C
     Ok(())
 }
 
+/// The progress bar's line: games read (and their rate), then what became of them so far —
+/// imported, duplicates, merged copies, errors — and how many are read but not yet written
+/// (the batch being filled or written; they are counted as each batch commits).
+fn progress_message(p: &Progress, secs: f64) -> String {
+    let done = p.imported + p.duplicates + p.merged + p.rejected;
+    format!(
+        "{} read ({:.0}/s): {} imported, {} duplicates, {} copies merged, {} errors, {} being written",
+        p.games_read,
+        p.games_read as f64 / secs.max(1e-9),
+        p.imported,
+        p.duplicates,
+        p.merged,
+        p.rejected,
+        p.games_read.saturating_sub(done)
+    )
+}
+
 fn progress_bar() -> ProgressBar {
     let pb = if std::io::stderr().is_terminal() {
         ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
@@ -132,15 +149,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
         &opts,
         |p: &Progress| {
             committed = (p.imported, p.duplicates);
-            let secs = started.elapsed().as_secs_f64().max(1e-9);
-            pb.set_message(format!(
-                "{} games ({:.0}/s), {} imported, {} duplicates, {} errors",
-                p.games_read,
-                p.games_read as f64 / secs,
-                p.imported,
-                p.duplicates,
-                p.rejected
-            ));
+            pb.set_message(progress_message(p, started.elapsed().as_secs_f64()));
         },
     );
     pb.finish_and_clear();
@@ -220,4 +229,30 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::from(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_line_says_what_became_of_the_games_read() {
+        let p = Progress {
+            games_read: 1000,
+            imported: 700,
+            duplicates: 50,
+            merged: 20,
+            rejected: 30,
+        };
+        assert_eq!(
+            progress_message(&p, 2.0),
+            "1000 read (500/s): 700 imported, 50 duplicates, 20 copies merged, 30 errors, 200 being written"
+        );
+        // Before the first batch commits, every game read is still to be written.
+        let start = Progress {
+            games_read: 10,
+            ..Progress::default()
+        };
+        assert!(progress_message(&start, 0.0).ends_with("0 errors, 10 being written"));
+    }
 }

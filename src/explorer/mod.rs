@@ -45,7 +45,9 @@ use std::{
 
 pub use answer::{Answer, Ended, EngineChoice, MoveLine, NoGames, Others, TopGame};
 pub use formations::{formation_counts, lists_formations, ExploreWithFormations, FormationCount};
-pub use opening::{ecco_name, name_position, opening_from_label, Opening};
+pub use opening::{
+    ecco_depth, ecco_name, name_position, opening_from_label, position_ply, Opening, ECCO_PLIES,
+};
 pub use query::{
     mean_rating, parse_side, parse_speeds, parse_variant, resolve_start, Filter, GameFacts,
     PartialDate, Query, DEFAULT_MIN_GAMES, DEFAULT_TOP_GAMES, EXPLORE_RULES, MAX_LIMIT, MAX_NAME,
@@ -56,8 +58,8 @@ use crate::{
     notation::{render, Line, Notation},
     rules::{AnyPosition, Move, Variant},
     store::{
-        is_real_name, BucketFilter, GameCounts, GameThrough, Month, MonthCounts, MoveRow, Played,
-        PlayerCounts, PositionKey, PositionStats, Store, StoreError,
+        BucketFilter, GameCounts, GameThrough, Month, MonthCounts, MoveRow, Played, PlayerCounts,
+        PositionKey, PositionStats, Store, StoreError,
     },
 };
 
@@ -190,7 +192,7 @@ pub fn gather_filtered(
         }
         None => store.lookup_filtered(key, &buckets, top)?,
     };
-    s.top.sort_by_cached_key(top_rank);
+    s.top.sort_by_cached_key(GameThrough::top_key);
     s.top.truncate(top);
     Ok(s)
 }
@@ -279,7 +281,7 @@ fn scan_filtered(
     let mut recent = games.clone();
     recent.sort_by_cached_key(recent_rank);
     recent.truncate(top);
-    games.sort_by_cached_key(top_rank);
+    games.sort_by_cached_key(GameThrough::top_key);
     games.truncate(top);
     let mut moves: Vec<MoveRow> = rows.into_values().collect();
     moves.sort_by_key(|r| r.mv.map(Move::to_u16));
@@ -311,10 +313,8 @@ fn gather(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<Gathered, Er
     for &(k, mirrored) in keys {
         let fix = |m: Option<Move>| if mirrored { m.map(Move::mirror) } else { m };
         let stats = if q.filter.is_empty() {
-            // The store's kept best games are ordered by rating and date only; they are
-            // re-ranked below ([`top_rank`]). Reading more of them to re-rank costs a row per
-            // game, so the preference for known results and names is exact only where the
-            // store's order has it (the filtered path ranks every game).
+            // The store keeps a busy position's best games in the order of every list
+            // ([`GameThrough::top_key`]): a known result, real names, rating, date.
             store.lookup(PositionKey(k), n)?
         } else {
             gather_filtered(store, k, &q.filter, n)?
@@ -357,16 +357,6 @@ fn gather(store: &Store, q: &Query, keys: &[(u64, bool)]) -> Result<Gathered, Er
     Ok(out)
 }
 
-/// The sort key of the top-games list, smallest first: a known result first, then real names
-/// on both sides, then the store's order (higher mean rating, later date, smaller id).
-pub fn top_rank(g: &GameThrough) -> (bool, bool, (std::cmp::Reverse<u64>, i64)) {
-    (
-        g.result.is_none(),
-        !(is_real_name(g.first.as_deref()) && is_real_name(g.second.as_deref())),
-        g.top_key(),
-    )
-}
-
 fn top_game(g: GameThrough) -> TopGame {
     TopGame {
         id: g.id,
@@ -405,7 +395,7 @@ fn top_games(
             (top.clone(), top)
         }
     };
-    top.sort_by_cached_key(top_rank);
+    top.sort_by_cached_key(GameThrough::top_key);
     top.truncate(q.top_games);
     recent.sort_by_cached_key(recent_rank);
     recent.truncate(q.top_games);
@@ -552,7 +542,7 @@ fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>, recent: Vec<TopGame
         key: pos.key(),
         turn: pos.turn(),
         counts,
-        opening: name_position(pos.variant(), &g.labels),
+        opening: name_position(pos.variant(), &g.labels, position_ply(pos)),
         moves: moves
             .into_iter()
             .map(|(m, t)| MoveLine {
@@ -701,7 +691,7 @@ pub fn line(
 
 #[cfg(test)]
 mod tests {
-    use super::is_real_name;
+    use crate::store::is_real_name;
 
     #[test]
     fn placeholder_names_are_not_real() {

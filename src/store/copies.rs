@@ -350,7 +350,8 @@ impl Store {
     }
 
     /// The stored game `id` takes the metadata of a richer copy (its hash, source, header,
-    /// facts and richness; its moves are the same), and the player index follows. Returns
+    /// facts, richness and start FEN text; its moves and start position are the same), and
+    /// the player index follows. Returns
     /// `false`, changing nothing, if another stored game already has the copy's content
     /// hash. The busy positions it went through must then be re-counted
     /// ([`Store::recount_busy`]) once the batch's games are in.
@@ -401,6 +402,9 @@ impl Store {
                 t.termination.map(crate::formats::facts::Termination::code),
                 i64::from(mark.richness),
                 mark.header as i64,
+                // The same start, perhaps with other move counters (`0 19` / `0 1`): the
+                // richer copy's text, as a copy stored first in its batch would give it.
+                r.start_fen,
             ])?;
         if changed == 0 {
             return Ok(false);

@@ -70,6 +70,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         then: Some(Store::rebuild_busy),
     },
     Migration {
+        name: "008_top_games",
+        sql: include_str!("../../schema/008_top_games.sql"),
+        // The kept best games are ranked again (a known result, real names, rating, date).
+        then: Some(Store::rebuild_busy),
+    },
+    Migration {
         name: "010_bucket_parts",
         sql: include_str!("../../schema/010_bucket_parts.sql"),
         then: Some(Store::reencode_buckets),

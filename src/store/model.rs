@@ -368,10 +368,12 @@ impl GameThrough {
         )
     }
 
-    /// The sort key of best-games lists, smallest first: higher mean known rating first, then
-    /// the later date, then the smaller id.
+    /// The sort key of best-games lists, smallest first: the higher [`top_score`] (a known
+    /// result, real names, the mean known rating, the later date), then the smaller id.
     pub fn top_key(&self) -> (std::cmp::Reverse<u64>, i64) {
         let score = top_score(
+            self.result,
+            [self.first.as_deref(), self.second.as_deref()],
             [self.first_rating, self.second_rating],
             self.date.as_deref(),
         );
@@ -603,19 +605,54 @@ pub fn is_real_name(name: Option<&str>) -> bool {
     })
 }
 
-/// Sort key of the best-games lists, higher = better: the mean known rating × 10^8, plus the
-/// date as `YYYYMMDD` (missing or unreadable parts 0).
+/// Sort key of the best-games lists, higher = better, the one ranking of every best-games
+/// list (the kept list of a busy position, a quiet position's games, a filtered answer): a
+/// known result first, then real names on both sides ([`is_real_name`]), then the higher
+/// mean known rating, then the later date (`YYYYMMDD`, missing or unreadable parts 0). The
+/// flags are bits 62 and 61, the rating × 10^8 and the date below them.
 ///
 /// ```
+/// use qipu::rules::Outcome;
 /// use qipu::store::top_score;
-/// assert!(top_score([Some(2500), None], Some("2001")) > top_score([None, None], Some("2020-01-02")));
+/// let (named, unnamed) = ([Some("呂欽"), Some("胡榮華")], [Some("?"), Some("黑方棋手")]);
+/// let draw = Some(Outcome::Draw);
+/// // Rating, then date.
+/// assert!(top_score(draw, named, [Some(2500), None], Some("2001"))
+///     > top_score(draw, named, [None, None], Some("2020-01-02")));
+/// // Real names before a rating, a known result before real names.
+/// assert!(top_score(draw, named, [None, None], None)
+///     > top_score(draw, unnamed, [Some(2700), Some(2700)], Some("2020")));
+/// assert!(top_score(draw, unnamed, [None, None], None)
+///     > top_score(None, named, [Some(2700), Some(2700)], Some("2020")));
 /// ```
-pub fn top_score(ratings: [Option<u32>; 2], date: Option<&str>) -> u64 {
+pub fn top_score(
+    result: Option<Outcome>,
+    names: [Option<&str>; 2],
+    ratings: [Option<u32>; 2],
+    date: Option<&str>,
+) -> u64 {
+    top_score_of(
+        result.is_some(),
+        names.into_iter().all(is_real_name),
+        ratings,
+        date,
+    )
+}
+
+/// [`top_score`] with the result and the names already judged.
+pub(super) fn top_score_of(
+    known_result: bool,
+    real_names: bool,
+    ratings: [Option<u32>; 2],
+    date: Option<&str>,
+) -> u64 {
     let (sum, known) = ratings.into_iter().flatten().fold((0, 0), |(sum, n), r| {
         (sum + u64::from(r.min(99_999)), n + 1)
     });
     let rating = sum.checked_div(known).unwrap_or(0);
-    rating * 100_000_000 + date_number(date)
+    (u64::from(known_result) << 62)
+        | (u64::from(real_names) << 61)
+        | (rating * 100_000_000 + date_number(date))
 }
 
 /// `YYYY-MM-DD` → YYYYMMDD as a number (missing or unreadable parts count as 0).
@@ -633,12 +670,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn top_score_orders_rating_then_date() {
-        let a = top_score([Some(2600), Some(2500)], Some("2001"));
-        let b = top_score([Some(2500), None], Some("2020-01-01"));
-        let c = top_score([None, None], Some("2020-01-02"));
-        let d = top_score([None, None], Some("2020-01"));
-        assert!(a > b && b > c && c > d);
+    fn top_score_orders_result_names_rating_then_date() {
+        let s = |result: bool, names: bool, r: [Option<u32>; 2], d: Option<&str>| {
+            let names = if names {
+                [Some("A"), Some("B")]
+            } else {
+                [Some("A"), Some("红方")]
+            };
+            top_score(result.then_some(Outcome::Draw), names, r, d)
+        };
+        let a = s(true, true, [Some(2600), Some(2500)], Some("2001"));
+        let b = s(true, true, [Some(2500), None], Some("2020-01-01"));
+        let c = s(true, true, [None, None], Some("2020-01-02"));
+        let d = s(true, true, [None, None], Some("2020-01"));
+        let e = s(
+            true,
+            false,
+            [Some(99_999), Some(99_999)],
+            Some("9999-99-99"),
+        );
+        let f = s(
+            false,
+            true,
+            [Some(99_999), Some(99_999)],
+            Some("9999-99-99"),
+        );
+        let g = s(false, false, [None, None], None);
+        assert!(
+            a > b && b > c && c > d && d > e && e > f && f > g,
+            "{a} {b} {c} {d} {e} {f}"
+        );
+        assert_eq!(g, 0);
     }
 
     #[test]

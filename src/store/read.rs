@@ -138,6 +138,8 @@ impl Through {
             result: g.result,
             ratings: [g.first_rating, g.second_rating],
             date: g.date.as_deref(),
+            real_names: super::is_real_name(g.first.as_deref())
+                && super::is_real_name(g.second.as_deref()),
             label: self.label.as_deref(),
             speed: self.play.speed,
             mode: self.play.mode,
@@ -760,8 +762,8 @@ impl Store {
         Ok(best_games_of(&self.throughs(&links)?, limit))
     }
 
-    /// Games through a position, best rated first, then latest; at most `limit` of them
-    /// (`None` = all).
+    /// Games through a position, best first ([`GameThrough::top_key`]: a known result, real
+    /// names, rating, date); at most `limit` of them (`None` = all).
     ///
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is corrupt.
@@ -848,12 +850,26 @@ impl Store {
         &self,
         mut f: impl FnMut(PositionKey, &MoveRow) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
+        self.for_each_position_moves(|key, _, rows| rows.iter().try_for_each(|m| f(key, m)))
+    }
+
+    /// Calls `f` for every position in key order with a game through it (the smallest id;
+    /// `None` only for a position without links) and its move rows (for `qipu export`, which
+    /// replays that game to write the position's FEN).
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails, or the error `f` returns.
+    pub fn for_each_position_moves(
+        &self,
+        mut f: impl FnMut(PositionKey, Option<i64>, &[MoveRow]) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
         self.for_each_position(|key, row| {
+            let game = row.links.iter().map(|l| l.game).min();
             let moves = match row.summary {
                 Some(s) => s.moves,
                 None => self.summarize(&row.links)?.0.moves,
             };
-            moves.iter().try_for_each(|m| f(key, m))
+            f(key, game, &moves)
         })
     }
 
@@ -986,7 +1002,7 @@ pub(super) fn add_history(history: &mut Vec<MonthCounts>, g: &GameFacts) {
     history[i].add(&c);
 }
 
-/// The best `n` of some games: best rated first, then latest, then by id.
+/// The best `n` of some games ([`GameThrough::top_key`]).
 fn best_games_of(games: &[Through], n: usize) -> Vec<GameThrough> {
     let mut games: Vec<GameThrough> = games.iter().map(|t| t.game.clone()).collect();
     games.sort_by_cached_key(GameThrough::top_key);

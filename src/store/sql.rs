@@ -141,7 +141,8 @@ pub(super) const TAKE_COPY: &str = "UPDATE OR IGNORE games SET hash = ?2, source
     source_index = ?4, event = ?5, site = ?6, round = ?7, date = ?8, first = ?9, second = ?10, \
     first_rating = ?11, second_rating = ?12, ecco = ?13, opening = ?14, variation = ?15, \
     first_formation = ?16, second_formation = ?17, time_base = ?18, time_increment = ?19, \
-    speed = ?20, mode = ?21, termination = ?22, richness = ?23, header_hash = ?24 WHERE id = ?1";
+    speed = ?20, mode = ?21, termination = ?22, richness = ?23, header_hash = ?24, \
+    start_fen = ?25 WHERE id = ?1";
 /// Takes a game of a player on a side off the index.
 pub(super) const DELETE_PLAYER_GAME: &str =
     "DELETE FROM player_games WHERE player = ?1 AND side = ?2 AND game = ?3";

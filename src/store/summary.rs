@@ -36,7 +36,7 @@ use super::{
     filter::{calendar_month, year_of, PER_MONTH},
     game_facts::GameFacts,
     links::{move_code, move_from_code, Link},
-    model::{top_score, MonthCounts, MoveRow, OpeningRow, Played, ENDINGS},
+    model::{is_real_name, top_score_of, MonthCounts, MoveRow, OpeningRow, Played, ENDINGS},
     varint::{self, Reader},
     StoreError,
 };
@@ -57,6 +57,8 @@ pub(super) struct Facts<'a> {
     pub result: Option<Outcome>,
     pub ratings: [Option<u32>; 2],
     pub date: Option<&'a str>,
+    /// Whether both players' names are real ones ([`is_real_name`]), for the best games.
+    pub real_names: bool,
     /// ECCO code (Xiangqi) or `first/second` formations (Janggi).
     pub label: Option<&'a str>,
     /// Speed category (the record's, else its clock's).
@@ -78,6 +80,7 @@ impl<'a> Facts<'a> {
             result,
             ratings: [tags.first_rating, tags.second_rating],
             date: tags.date.as_deref(),
+            real_names: is_real_name(tags.first.as_deref()) && is_real_name(tags.second.as_deref()),
             label,
             speed: tags.speed.or(tags.time_control.map(|t| t.speed())),
             mode: tags.mode,
@@ -97,10 +100,14 @@ impl<'a> Facts<'a> {
         )
     }
 
-    /// Sort key of the best-games list, higher = better: the mean known rating, then the
-    /// later date (`YYYY[-MM[-DD]]`, missing parts as 0).
+    /// Sort key of the best-games list, higher = better ([`super::top_score`]).
     pub(super) fn top_score(&self) -> u64 {
-        top_score(self.ratings, self.date)
+        top_score_of(
+            self.result.is_some(),
+            self.real_names,
+            self.ratings,
+            self.date,
+        )
     }
 }
 
