@@ -8,8 +8,8 @@ use std::{collections::HashMap, path::Path};
 
 use qipu::{
     explorer::{explore, line, Filter, Opening, Query},
-    formats::pieces,
-    pipeline::{import_pieces, ImportOptions},
+    formats::chunks,
+    pipeline::{import_chunks, ImportOptions},
     rules::Variant,
     store::Store,
 };
@@ -46,7 +46,7 @@ fn tables() -> HashMap<String, (String, String, usize)> {
 
 fn store_of(path: &Path) -> Store {
     let mut store = Store::open_in_memory().unwrap();
-    import_pieces(&mut store, pieces(path), &ImportOptions::default(), |_| {}).unwrap();
+    import_chunks(&mut store, chunks(path), &ImportOptions::default(), |_| {}).unwrap();
     store
 }
 
