@@ -1126,3 +1126,49 @@ fn the_elephantchess_csv_evaluations_equal_a_python_reading() {
     );
     assert!(checked > 4000, "{checked}");
 }
+
+#[test]
+fn the_api_answers_each_moves_eval_and_the_engines_choice() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    db_with_start_evals(
+        &db,
+        Some(("b2e2", 12)),
+        &[("h2e2", Score::Cp(31), 12), ("b2e2", Score::Cp(40), 12)],
+    );
+    let addr = crate::common::start_server(qipu::web::Config {
+        db: Some(db),
+        ..qipu::web::Config::default()
+    });
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
+        s,
+        "GET /api/explore?min_games=0 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut all = String::new();
+    s.read_to_string(&mut all).unwrap();
+    let (head, body) = all.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let doc: serde_json::Value = serde_json::from_str(body).unwrap();
+    let h2e2 = doc["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "h2e2")
+        .unwrap();
+    assert_eq!(
+        h2e2["eval"],
+        serde_json::json!({"cp": 31, "mate": null, "depth": 12, "engine": "hand"})
+    );
+    // b2e2 was never played here: the engine's choice, with its score.
+    assert_eq!(
+        (
+            doc["engine_best"]["move"].clone(),
+            doc["engine_best"]["eval"]["cp"].clone()
+        ),
+        ("b2e2".into(), 40.into())
+    );
+}
