@@ -621,6 +621,46 @@ fn a_path_that_is_no_engine_fails_at_once_with_a_clear_error() {
     );
 }
 
+/// `qipu book --db DB --json --out OUT ARGS` (it must succeed), then the book's start
+/// position: the summary and the moves with their weights.
+fn book_at_start(
+    db: &Path,
+    out: &Path,
+    args: &[&str],
+) -> (serde_json::Value, BTreeMap<String, u64>) {
+    let built = qipu()
+        .args(["book", "--json", "--db"])
+        .arg(db)
+        .arg("--out")
+        .arg(out)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let probe = qipu()
+        .args(["probe", "--json", "--book"])
+        .arg(out)
+        .output()
+        .unwrap();
+    let probed: serde_json::Value = serde_json::from_slice(&probe.stdout).unwrap();
+    let moves = probed["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["move"].as_str().unwrap().to_string(),
+                m["weight"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    (serde_json::from_slice(&built.stdout).unwrap(), moves)
+}
+
 #[test]
 fn book_min_eval_leaves_out_the_moves_the_engine_scores_low() {
     let dir = tempfile::tempdir().unwrap();
@@ -633,30 +673,10 @@ fn book_min_eval_leaves_out_the_moves_the_engine_scores_low() {
         &[("h2e2", Score::Cp(30), 10), ("c3c4", Score::Cp(-250), 10)],
     );
     let probe_start = |extra: &[&str]| {
-        let out_book = dir.path().join("b.qbk");
-        let out = qipu()
-            .args(["book", "--db"])
-            .arg(&db)
-            .args(["--format", "qipu", "--min-games", "1", "--out"])
-            .arg(&out_book)
-            .args(extra)
-            .arg("--json")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let probe = qipu()
-            .args(["probe", "--book"])
-            .arg(&out_book)
-            .arg("--json")
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&probe.stdout).into_owned();
-        let has = |m: &str| text.contains(&format!("\"{m}\""));
+        let mut args = vec!["--format", "qipu", "--min-games", "1"];
+        args.extend(extra);
+        let (doc, moves) = book_at_start(&db, &dir.path().join("b.qbk"), &args);
+        let has = |m: &str| moves.contains_key(m);
         (
             doc["dropped_by_eval"].clone(),
             has("h0g2"),
@@ -708,38 +728,20 @@ fn book_engine_weights_follow_the_stored_scores_in_every_format() {
     // The documented formula, computed here: 1000 / (1 + 10^(-cp/400)), rounded.
     let expect = |cp: f64| (1000.0 / (1.0 + 10f64.powf(-cp / 400.0))).round() as u64;
     for format in ["eleeye", "obk", "qipu"] {
-        let out_book = dir.path().join(format!("w.{format}"));
-        let out = qipu()
-            .args(["book", "--db"])
-            .arg(&db)
-            .args(["--format", format, "--weights", "engine", "--max-ply", "1"])
-            .args(["--min-games", "1", "--json", "--out"])
-            .arg(&out_book)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let (doc, weights) = book_at_start(
+            &db,
+            &dir.path().join(format!("w.{format}")),
+            &[
+                "--format",
+                format,
+                "--weights",
+                "engine",
+                "--max-ply",
+                "1",
+                "--min-games",
+                "1",
+            ],
         );
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let probe = qipu()
-            .args(["probe", "--json", "--book"])
-            .arg(&out_book)
-            .output()
-            .unwrap();
-        let probed: serde_json::Value = serde_json::from_slice(&probe.stdout).unwrap();
-        let weights: BTreeMap<String, u64> = probed["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| {
-                (
-                    m["move"].as_str().unwrap().to_string(),
-                    m["weight"].as_u64().unwrap(),
-                )
-            })
-            .collect();
         let (c3c4, h2e2) = (weights["c3c4"], weights["h2e2"]);
         assert!(
             c3c4 > h2e2,
@@ -768,38 +770,12 @@ fn book_engine_weights_follow_the_stored_scores_in_every_format() {
         );
     }
     // A game-count book of the same games ranks h2e2 first: the weights did change.
-    let out_book = dir.path().join("g.qbk");
-    let out = qipu()
-        .args(["book", "--db"])
-        .arg(&db)
-        .args([
-            "--format",
-            "qipu",
-            "--max-ply",
-            "1",
-            "--min-games",
-            "1",
-            "--out",
-        ])
-        .arg(&out_book)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let probe = qipu()
-        .args(["probe", "--json", "--book"])
-        .arg(&out_book)
-        .output()
-        .unwrap();
-    let probed: serde_json::Value = serde_json::from_slice(&probe.stdout).unwrap();
-    let weight = |m: &str| {
-        probed["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["move"] == m)
-            .map(|x| x["weight"].as_u64().unwrap())
-    };
-    assert!(weight("h2e2") > weight("c3c4"));
+    let (_, games) = book_at_start(
+        &db,
+        &dir.path().join("g.qbk"),
+        &["--format", "qipu", "--max-ply", "1", "--min-games", "1"],
+    );
+    assert!(games["h2e2"] > games["c3c4"], "{games:?}");
     // Without a database there are no scores.
     let out = qipu()
         .args(["book", "--format", "qipu", "--weights", "engine", "--out"])
@@ -906,6 +882,23 @@ fn db_with_start_evals(db: &Path, best: Option<(&str, u32)>, rows: &[(&str, Scor
         .unwrap();
 }
 
+/// `qipu analyse --json --db DB --records FILE`'s summary (the run must succeed).
+fn records_json(db: &Path, records: &Path) -> serde_json::Value {
+    let out = qipu()
+        .args(["analyse", "--json", "--db"])
+        .arg(db)
+        .arg("--records")
+        .arg(records)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// A two-game elephantchess CSV whose lines are hand-written (see the expected scores in
 /// `dataset_evaluations_are_stored_without_an_engine`).
 const ELEPHANT_CSV: &str = "\
@@ -935,21 +928,7 @@ fn dataset_evaluations_are_stored_without_an_engine() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let run = || {
-        let out = qipu()
-            .args(["analyse", "--json", "--db"])
-            .arg(&db)
-            .arg("--records")
-            .arg(&csv)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
-    };
+    let run = || records_json(&db, &csv);
     let doc = run();
     assert_eq!(
         (doc["games"].clone(), doc["with_evals"].clone()),
@@ -1067,20 +1046,7 @@ fn the_elephantchess_csv_evaluations_equal_a_python_reading() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("e.db");
     Store::open(&db).unwrap();
-    let out = qipu()
-        .args(["analyse", "--json", "--db"])
-        .arg(&db)
-        .arg("--records")
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["rejected"], 0);
+    assert_eq!(records_json(&db, &csv)["rejected"], 0);
     let store = Store::open_read_only(&db).unwrap();
     assert_eq!(store.eval_counts().unwrap().0, want.len() as u64);
     // Each game's position keys, ply by ply, as qipu replays it.
@@ -1125,4 +1091,50 @@ fn the_elephantchess_csv_evaluations_equal_a_python_reading() {
         csv.display()
     );
     assert!(checked > 4000, "{checked}");
+}
+
+#[test]
+fn the_api_answers_each_moves_eval_and_the_engines_choice() {
+    use std::io::Read;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("w.db");
+    db_with_start_evals(
+        &db,
+        Some(("b2e2", 12)),
+        &[("h2e2", Score::Cp(31), 12), ("b2e2", Score::Cp(40), 12)],
+    );
+    let addr = crate::common::start_server(qipu::web::Config {
+        db: Some(db),
+        ..qipu::web::Config::default()
+    });
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    write!(
+        s,
+        "GET /api/explore?min_games=0 HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut all = String::new();
+    s.read_to_string(&mut all).unwrap();
+    let (head, body) = all.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let doc: serde_json::Value = serde_json::from_str(body).unwrap();
+    let h2e2 = doc["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "h2e2")
+        .unwrap();
+    assert_eq!(
+        h2e2["eval"],
+        serde_json::json!({"cp": 31, "mate": null, "depth": 12, "engine": "hand"})
+    );
+    // b2e2 was never played here: the engine's choice, with its score.
+    assert_eq!(
+        (
+            doc["engine_best"]["move"].clone(),
+            doc["engine_best"]["eval"]["cp"].clone()
+        ),
+        ("b2e2".into(), 40.into())
+    );
 }

@@ -1359,30 +1359,18 @@ fn a_filtered_book_equals_the_book_of_a_database_of_only_those_games() {
         }
     }
     // A bad filter is refused as explore refuses it.
-    let o = qipu_cmd(&[
-        "book",
-        "--db",
-        all.to_str().unwrap(),
-        "--format",
-        "qipu",
-        "--out",
-        tmp("x.qbk").to_str().unwrap(),
-        "--since",
-        "2010-13",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let o = qipu_cmd(&[
-        "book",
-        "--db",
-        all.to_str().unwrap(),
-        "--format",
-        "qipu",
-        "--out",
-        tmp("x.qbk").to_str().unwrap(),
-        "--side",
-        "red",
-    ]);
-    assert!(String::from_utf8_lossy(&o.stderr).contains("`side` needs `player`"));
+    let out = tmp("x.qbk");
+    for (bad, says) in [
+        (["--since", "2010-13"], "bad"),
+        (["--side", "red"], "`side` needs `player`"),
+    ] {
+        let mut args = vec!["book", "--db", all.to_str().unwrap(), "--format", "qipu"];
+        args.extend(["--out", out.to_str().unwrap()]);
+        args.extend(bad);
+        let o = qipu_cmd(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains(says), "{bad:?}");
+    }
 }
 
 #[test]

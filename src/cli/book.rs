@@ -71,7 +71,8 @@ pub enum MirrorArg {
 /// Arguments of `qipu book`.
 #[derive(Args, Debug)]
 pub struct BookArgs {
-    /// The database to read the games from (every stored game of the variant, whole).
+    /// The database to read the games from (every stored game of the variant that the
+    /// filters keep, from its own start).
     #[arg(long, required_unless_present = "paths", conflicts_with = "paths")]
     db: Option<PathBuf>,
     /// Instead of a database: game files, folders or zip archives of any supported format
