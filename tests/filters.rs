@@ -99,6 +99,8 @@ struct Scanned {
     termination: Option<qipu::formats::facts::Termination>,
     /// The side of the player a player's oracle follows (`None` for another oracle).
     player: Option<Color>,
+    /// Whether both players have real names (`store::is_real_name`).
+    real_names: bool,
 }
 
 impl Scanned {
@@ -113,6 +115,8 @@ impl Scanned {
             result: g.result,
             termination: t.termination,
             player,
+            real_names: qipu::store::is_real_name(t.first.as_deref())
+                && qipu::store::is_real_name(t.second.as_deref()),
         }
     }
 }
@@ -683,6 +687,16 @@ fn check_explorer(store: &Store, min_moves: usize) {
         }
         let asked: std::collections::HashSet<u64> =
             lines.iter().map(|l| l.position.key()).collect();
+        // Every game through each position asked, whatever the filter.
+        let mut everyone: HashMap<u64, Vec<&Scanned>> = HashMap::new();
+        for (v, g, seen) in &games {
+            for s in seen
+                .iter()
+                .filter(|s| *v == variant && asked.contains(&s.0))
+            {
+                everyone.entry(s.0).or_default().push(g);
+            }
+        }
         for f in &all {
             // Games through each position among those that pass, and at the positions asked
             // the games with the move they played there.
@@ -758,6 +772,31 @@ fn check_explorer(store: &Store, min_moves: usize) {
                 }
                 assert_eq!(a.ended.how, how, "{f:?}");
                 assert_eq!(a.ended.counts.games, how.iter().sum::<u64>());
+                // The top games: of the candidates (every game that passes where the
+                // position has at most 1,000 games; else those of its 100 best by rating and
+                // date that pass; unfiltered, the first `top_games` of those), a known result
+                // first, then real names on both sides, then rating and date.
+                let order = |g: &Scanned| {
+                    (
+                        std::cmp::Reverse(qipu::store::top_score(g.ratings, g.date.as_deref())),
+                        g.id,
+                    )
+                };
+                let mut pool: Vec<&Scanned> = everyone.get(&key).cloned().unwrap_or_default();
+                pool.sort_by_key(|g| order(g));
+                if pool.len() > 1000 || f.is_empty() {
+                    pool.truncate(qipu::store::TOP_KEPT);
+                }
+                let passing: std::collections::HashSet<i64> =
+                    through.iter().map(|(g, _)| g.id).collect();
+                pool.retain(|g| passing.contains(&g.id));
+                if f.is_empty() {
+                    pool.truncate(q.top_games);
+                }
+                pool.sort_by_key(|g| (g.result.is_none(), !g.real_names, order(g)));
+                let want: Vec<i64> = pool.iter().take(q.top_games).map(|g| g.id).collect();
+                let got: Vec<i64> = a.top_games.iter().map(|g| g.id).collect();
+                assert_eq!(got, want, "top games {f:?}");
                 // The latest games: a prefix of the scan's order (whole when few games pass).
                 let mut latest: Vec<(&Option<String>, i64)> =
                     through.iter().map(|(g, _)| (&g.date, g.id)).collect();

@@ -513,7 +513,7 @@ impl Buckets {
                 let start = r.offset();
                 r.skip(len)?;
                 let mut cells = Vec::new();
-                walk_cells(&bytes[start..start + len], mv, None, false, |c| {
+                walk_cells(&bytes[start..start + len], mv, None, Body::Full, |c| {
                     cells.push(c);
                 })?;
                 moves.push((mv, cells));
@@ -526,7 +526,7 @@ impl Buckets {
         let mut src = bytes;
         for p in directory(&mut src)? {
             let mut cells = Vec::new();
-            walk_cells(&bytes[p.cells.clone()], p.code, None, false, |c| {
+            walk_cells(&bytes[p.cells.clone()], p.code, None, Body::Full, |c| {
                 cells.push(c);
             })?;
             moves.push((p.code, cells));
@@ -648,10 +648,10 @@ pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, St
         let code = dir[i].code;
         if code == ALL_GAMES {
             return match part {
-                Part::Months => {
-                    walk_months(bytes, code, matcher, false, |c| add_month(&mut history, &c))
-                }
-                _ => walk_cells(bytes, code, Some(matcher), false, |c| {
+                Part::Months => walk_months(bytes, code, matcher, Body::Results, |c| {
+                    add_month(&mut history, &c)
+                }),
+                _ => walk_cells(bytes, code, Some(matcher), Body::Results, |c| {
                     add_month(&mut history, &c)
                 }),
             };
@@ -663,8 +663,10 @@ pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, St
         };
         match part {
             Part::Rests => walk_rests(bytes, code, matcher, |_, x| add(x))?,
-            Part::Months => walk_months(bytes, code, matcher, false, |c| add(Total::of_cell(&c)))?,
-            Part::Cells => walk_cells(bytes, code, Some(matcher), false, |c| {
+            Part::Months => walk_months(bytes, code, matcher, Body::Full, |c| {
+                add(Total::of_cell(&c))
+            })?,
+            Part::Cells => walk_cells(bytes, code, Some(matcher), Body::Full, |c| {
                 add(Total::of_cell(&c))
             })?,
         }
@@ -693,8 +695,10 @@ pub(super) fn total(src: &mut impl Source, matcher: &Matcher) -> Result<u64, Sto
     let mut add = |n: u64| games = games.saturating_add(n);
     match part {
         Part::Rests => walk_rests_games(&bytes, matcher, add)?,
-        Part::Months => walk_months(&bytes, ALL_GAMES, matcher, true, |c| add(c.counts.games))?,
-        Part::Cells => walk_cells(&bytes, ALL_GAMES, Some(matcher), true, |c| {
+        Part::Months => walk_months(&bytes, ALL_GAMES, matcher, Body::Games, |c| {
+            add(c.counts.games)
+        })?,
+        Part::Cells => walk_cells(&bytes, ALL_GAMES, Some(matcher), Body::Games, |c| {
             add(c.counts.games)
         })?,
     }
@@ -771,25 +775,47 @@ fn read_cell(r: &mut Reader<'_>, bucket: u32, ended: bool) -> Result<Cell, Store
     })
 }
 
-/// The games of a cell whose body is read no further.
-fn games_cell(r: &mut Reader<'_>, bucket: u32) -> Result<Cell, StoreError> {
-    Ok(Cell {
-        bucket,
-        counts: GameCounts {
+/// How much of a body a walk reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Body {
+    /// All of it.
+    Full,
+    /// The games and their results (a history's numbers); the rest is skipped.
+    Results,
+    /// The games alone.
+    Games,
+}
+
+/// Reads a cell body as far as `body` asks (the caller skips what is left).
+fn read_body(r: &mut Reader<'_>, bucket: u32, ended: bool, body: Body) -> Result<Cell, StoreError> {
+    let counts = match body {
+        Body::Full => return read_cell(r, bucket, ended),
+        Body::Results => GameCounts {
+            games: r.u64()?,
+            first_wins: r.u64()?,
+            draws: r.u64()?,
+            second_wins: r.u64()?,
+            ..GameCounts::default()
+        },
+        Body::Games => GameCounts {
             games: r.u64()?,
             ..GameCounts::default()
         },
+    };
+    Ok(Cell {
+        bucket,
+        counts,
         ..Cell::default()
     })
 }
 
 /// Walks a move's cells part: each cell that passes `matcher` (every cell without one), the
-/// others skipped unread; with `games_only` only the cells' games are read.
+/// others skipped unread; of each, as much as `body` asks.
 fn walk_cells(
     bytes: &[u8],
     mv: u16,
     matcher: Option<&Matcher>,
-    games_only: bool,
+    body: Body,
     mut f: impl FnMut(Cell),
 ) -> Result<(), StoreError> {
     let mut r = Reader::new(bytes, "buckets");
@@ -804,14 +830,9 @@ fn walk_cells(
                 r,
                 PER_MONTH,
                 |rest| matcher.is_none_or(|x| x.rest_passes(rest)),
-                games_only,
+                body != Body::Full,
                 |rest, r| {
-                    let bucket = month * PER_MONTH + rest;
-                    f(if games_only {
-                        games_cell(r, bucket)?
-                    } else {
-                        read_cell(r, bucket, ended)?
-                    });
+                    f(read_body(r, month * PER_MONTH + rest, ended, body)?);
                     Ok(())
                 },
             )
@@ -823,12 +844,13 @@ fn walk_cells(
     Ok(())
 }
 
-/// Walks a move's months part: each month that passes `matcher`'s dates, as a cell of rest 0.
+/// Walks a move's months part: each month that passes `matcher`'s dates, as a cell of rest 0
+/// (of its body as much as `body` asks).
 fn walk_months(
     bytes: &[u8],
     mv: u16,
     matcher: &Matcher,
-    games_only: bool,
+    body: Body,
     mut f: impl FnMut(Cell),
 ) -> Result<(), StoreError> {
     let mut r = Reader::new(bytes, "buckets");
@@ -837,14 +859,9 @@ fn walk_months(
         &mut r,
         MONTH_LIMIT,
         |m| matcher.month_passes(m),
-        games_only,
+        body != Body::Full,
         |month, r| {
-            let bucket = month * PER_MONTH;
-            f(if games_only {
-                games_cell(r, bucket)?
-            } else {
-                read_cell(r, bucket, ended)?
-            });
+            f(read_body(r, month * PER_MONTH, ended, body)?);
             Ok(())
         },
     )?;

@@ -43,6 +43,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Skips `n` bytes.
+    #[inline]
     pub(super) fn skip(&mut self, n: usize) -> Result<(), StoreError> {
         if n > self.bytes.len() - self.pos.min(self.bytes.len()) {
             return Err(self.corrupt("truncated"));
@@ -56,12 +57,27 @@ impl<'a> Reader<'a> {
         self.pos >= self.bytes.len()
     }
 
+    #[cold]
+    #[inline(never)]
     fn corrupt(&self, why: &str) -> StoreError {
         StoreError::Corrupt(format!("{} blob, byte {}: {why}", self.what, self.pos))
     }
 
     /// The next integer.
+    #[inline]
     pub(super) fn u64(&mut self) -> Result<u64, StoreError> {
+        // Most numbers of the blobs are below 128: one byte, no loop.
+        if let Some(&b) = self.bytes.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(u64::from(b));
+            }
+        }
+        self.u64_long()
+    }
+
+    /// [`Reader::u64`] of a number of more than one byte (or at the end of the bytes).
+    fn u64_long(&mut self) -> Result<u64, StoreError> {
         let mut n: u64 = 0;
         for shift in (0..64).step_by(7) {
             let Some(&b) = self.bytes.get(self.pos) else {
@@ -77,6 +93,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next integer, which must fit `T`.
+    #[inline]
     pub(super) fn int<T: TryFrom<u64>>(&mut self) -> Result<T, StoreError> {
         let n = self.u64()?;
         T::try_from(n).map_err(|_| self.corrupt("number out of range"))
