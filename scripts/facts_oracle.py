@@ -93,19 +93,42 @@ ENDINGS = {
 OUTCOMES = {"RED_WINS": "1-0", "BLACK_WINS": "0-1", "DRAW": "1/2-1/2"}
 
 
+def score_of(line):
+    """(kind, n) of a UCI info line's exact score; None for none or a bound."""
+    m = re.search(r"\bscore (cp|mate) (-?\d+)(?: (lowerbound|upperbound))?", line)
+    if not m or m.group(3):
+        return None
+    return (m.group(1), int(m.group(2)))
+
+
+def text(score):
+    return "-" if score is None else f"{score[0]}{score[1]}"
+
+
 def score_before(line):
-    """The dataset's engine line analyses the position after the engine's best move, from
-    the opponent's side (its pv starts with the opponent's move): the position before the
-    move, from the mover's side, is worth the negation."""
-    m = re.search(r"\bscore (cp|mate) (-?\d+)", line)
-    if not m:
-        return "-"
-    n = int(m.group(2))
-    if m.group(1) == "cp":
-        return f"cp{-n}"
+    """The dataset's `engine_analysis` analyses the position after the engine's best move,
+    from the opponent's side (its pv starts with the opponent's move): the position before
+    the move, from the mover's side, is worth the negation."""
+    s = score_of(line)
+    if s is None:
+        return None
+    kind, n = s
+    if kind == "cp":
+        return ("cp", -n)
     # The opponent mates in n > 0 of its moves: the mover is mated in n. The opponent is
     # mated in -n (0: now): the mover mates in -n + 1, the best move being the first.
-    return f"mate{-n}" if n > 0 else f"mate{-n + 1}"
+    return ("mate", -n) if n > 0 else ("mate", -n + 1)
+
+
+def node_evals(rows):
+    """The eval of the position before each move, from its mover: the previous row's
+    `move_analysis` (the position after the previous move, from the side to move there) when
+    it has an exact score, else the row's own `engine_analysis` negated."""
+    out = []
+    for i, r in enumerate(rows):
+        prev = score_of(rows[i - 1].get("move_analysis", "")) if i > 0 else None
+        out.append(prev if prev is not None else score_before(r["engine_analysis"]))
+    return out
 
 
 def elephant(paths):
@@ -116,6 +139,7 @@ def elephant(paths):
                 games[row["game_id"]].append(row)
     for gid in sorted(games):
         rows = sorted(games[gid], key=lambda r: int(r["move_index"]))
+        evals = node_evals(rows)
         first = rows[0]
         facts = [
             gid,
@@ -129,8 +153,8 @@ def elephant(paths):
             first["time_control"] or "-",
             first["time_control_category"].lower() or "-",
             first["rating_mode"] or "-",
-            ",".join(score_before(r["engine_analysis"]) for r in rows),
-            str(sum(1 for r in rows if "score" in r["engine_analysis"])),
+            ",".join(text(e) for e in evals),
+            str(sum(1 for e in evals if e is not None)),
         ]
         print("|".join(facts) + "\t1")
 

@@ -559,9 +559,12 @@ fn elephantchess_csv_fixture() {
     assert_eq!(
         scores,
         [
+            // before h2e2: its row's engine_analysis negated (no row before it)
             Some((Score::Cp(25), Some(14))),
-            Some((Score::Cp(-5), Some(12))),
-            Some((Score::Mate(4), Some(10))),
+            // before h9g7 and h0g2: the previous row's move_analysis, the position after
+            // the previous move from the side to move there
+            Some((Score::Cp(-30), Some(12))),
+            Some((Score::Cp(10), Some(12))),
         ]
     );
     let two = &games[1];
