@@ -13,6 +13,7 @@ mod formats;
 mod notation;
 mod pipeline;
 mod rules;
+mod sources;
 mod spark;
 mod store;
 mod web;

@@ -5,7 +5,7 @@ use std::{cell::Cell, io::Write, path::PathBuf, process::ExitCode, time::Instant
 use clap::{Args, ValueEnum};
 use serde_json::json;
 
-use super::{position_args::VariantArg, CliError};
+use super::{position_args::VariantArg, CliError, Context};
 use crate::{
     book::{
         self, BookError, BookGame, BookOptions, EvalFilter, ForSide, Format, MirrorMode, Weights,
@@ -164,9 +164,10 @@ fn games_from_store(
     variant: Variant,
 ) -> impl Iterator<Item = Result<BookGame, BookError>> + '_ {
     store.games(variant).map(|g| {
-        let g = g.map_err(|e| BookError::Input(e.to_string()))?;
+        let g = g.map_err(|e| BookError::Upstream(e.into()))?;
         let start = AnyPosition::from_fen(g.variant, &g.start_fen).map_err(|e| {
-            BookError::Input(format!("stored game {}: bad start position: {e}", g.id))
+            let what = format!("stored game {}: bad start position", g.id);
+            BookError::Upstream(Context::new(what, e).into())
         })?;
         Ok(BookGame {
             start,
