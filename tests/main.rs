@@ -15,6 +15,7 @@ mod notation;
 mod openings;
 mod pipeline;
 mod rules;
+mod sources;
 mod spark;
 mod store;
 mod top_games;

@@ -217,7 +217,7 @@ fn same_origin_unless_one_origin_is_allowed() {
         cors: Some("https://example.org\r\nX-Evil: 1".into()),
         ..Config::default()
     });
-    assert!(bad.unwrap_err().contains("--cors"));
+    assert!(bad.unwrap_err().to_string().contains("--cors"));
 }
 
 fn db_with_a_private_path() -> PathBuf {

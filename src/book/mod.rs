@@ -92,6 +92,10 @@ pub enum BookError {
     },
     /// Input for the builder could not be read (e.g. a database row).
     Input(String),
+    /// Input for the builder could not be read, because of another layer's error (a
+    /// database's, a stored start position's), kept as the [`source`](std::error::Error::source)
+    /// and displayed as it is.
+    Upstream(Box<dyn std::error::Error + Send + Sync>),
     /// The file is not a book of any known format.
     UnknownFormat,
     /// The book is damaged.
@@ -119,6 +123,7 @@ impl fmt::Display for BookError {
                 write!(f, ": {reason}")
             }
             BookError::Input(e) => write!(f, "{e}"),
+            BookError::Upstream(e) => write!(f, "{e}"),
             BookError::UnknownFormat => {
                 f.write_str("not a book of a known format (BOOK.DAT, .obk, qipu)")
             }
@@ -133,7 +138,12 @@ impl std::error::Error for BookError {
         match self {
             BookError::Io(e) => Some(e),
             BookError::Sql(e) => Some(e),
-            _ => None,
+            BookError::Upstream(e) => Some(e.as_ref()),
+            BookError::Build { .. }
+            | BookError::Input(_)
+            | BookError::UnknownFormat
+            | BookError::Corrupt(_)
+            | BookError::Unsupported(_) => None,
         }
     }
 }

@@ -8,7 +8,7 @@ use serde_json::json;
 use super::{
     game_filter::{tag_facts, GameFilterArgs},
     position_args::VariantArg,
-    CliError,
+    CliError, Context,
 };
 use crate::{
     book::{
@@ -209,15 +209,13 @@ fn games_from_store<'a>(
     store.games(variant).filter_map(move |g| {
         let g = match g {
             Ok(g) => g,
-            Err(e) => return Some(Err(BookError::Input(e.to_string()))),
+            Err(e) => return Some(Err(BookError::Upstream(e.into()))),
         };
         let start = match AnyPosition::from_fen(g.variant, &g.start_fen) {
             Ok(p) => p,
             Err(e) => {
-                return Some(Err(BookError::Input(format!(
-                    "stored game {}: bad start position: {e}",
-                    g.id
-                ))))
+                let what = format!("stored game {}: bad start position", g.id);
+                return Some(Err(BookError::Upstream(Context::new(what, e).into())));
             }
         };
         selection.keeps(&g.tags, &start).then(|| {
@@ -225,7 +223,6 @@ fn games_from_store<'a>(
                 start,
                 moves: g.moves,
                 result: g.result,
-            })
         })
     })
 }

@@ -50,7 +50,10 @@ fn csv_writer(path: &Path) -> Result<csv::Writer<Box<dyn Write>>, CliError> {
 }
 
 fn csv_err(e: csv::Error) -> StoreError {
-    StoreError::Corrupt(format!("writing CSV: {e}"))
+    StoreError::Callback {
+        doing: "writing CSV",
+        source: Box::new(e),
+    }
 }
 
 /// Runs `qipu export`.

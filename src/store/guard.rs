@@ -47,10 +47,10 @@ fn describe(path: &Path, e: rusqlite::Error) -> StoreError {
             "{} is not an SQLite database: qipu writes only to its own databases; give --db a new file name",
             path.display()
         )),
-        Some(ErrorCode::DatabaseCorrupt) => StoreError::Corrupt(format!(
-            "{} is damaged ({e}); restore a copy or import into a new file",
-            path.display()
-        )),
+        Some(ErrorCode::DatabaseCorrupt) => StoreError::Damaged {
+            path: path.to_path_buf(),
+            source: e,
+        },
         _ => StoreError::Sqlite(e),
     }
 }

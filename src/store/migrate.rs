@@ -108,7 +108,10 @@ pub(super) fn migrate(store: &Store) -> Result<(), StoreError> {
             continue;
         }
         tx.execute_batch(m.sql)
-            .map_err(|e| StoreError::Schema(format!("migration {}: {e}", m.name)))?;
+            .map_err(|source| StoreError::Migration {
+                name: m.name,
+                source,
+            })?;
         if let Some(step) = m.then {
             step(store)?;
         }
@@ -218,9 +221,8 @@ impl Store {
                     games.by_ref().take(10_000).collect::<Result<_, _>>()?;
                 let mut prepared = Vec::with_capacity(chunk.len());
                 for g in &chunk {
-                    let start = AnyPosition::from_fen(variant, &g.start_fen).map_err(|e| {
-                        StoreError::Corrupt(format!("game {}: start position: {e}", g.id))
-                    })?;
+                    let start = AnyPosition::from_fen(variant, &g.start_fen)
+                        .map_err(|source| StoreError::StartPosition { game: g.id, source })?;
                     let positions: Vec<(PositionKey, Option<Move>)> =
                         distinct_positions(&start, &g.moves, max_ply)
                             .into_iter()

@@ -89,6 +89,35 @@ pub enum StoreError {
     Corrupt(String),
     /// An import asked for a setting that contradicts the database (e.g. another `max_ply`).
     Setting(String),
+    /// A schema migration failed: the migration's name, and SQLite's error.
+    Migration {
+        /// The migration (`schema/` file name without `.sql`).
+        name: &'static str,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// SQLite found the file damaged: its path, and SQLite's error.
+    Damaged {
+        /// The database file.
+        path: std::path::PathBuf,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
+    /// A stored game's start position does not read: the game's id, and why.
+    StartPosition {
+        /// The game's id.
+        game: i64,
+        /// Why the stored FEN is not a position.
+        source: crate::rules::PositionError,
+    },
+    /// A caller's callback failed (e.g. writing the CSV of an export): what it was doing,
+    /// and its error.
+    Callback {
+        /// What the callback was doing (`writing CSV`).
+        doing: &'static str,
+        /// Its error.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl fmt::Display for StoreError {
@@ -98,6 +127,18 @@ impl fmt::Display for StoreError {
             StoreError::Schema(m) | StoreError::Corrupt(m) | StoreError::Setting(m) => {
                 write!(f, "database: {m}")
             }
+            StoreError::Migration { name, source } => {
+                write!(f, "database: migration {name}: {source}")
+            }
+            StoreError::Damaged { path, source } => write!(
+                f,
+                "database: {} is damaged ({source}); restore a copy or import into a new file",
+                path.display()
+            ),
+            StoreError::StartPosition { game, source } => {
+                write!(f, "database: game {game}: start position: {source}")
+            }
+            StoreError::Callback { doing, source } => write!(f, "database: {doing}: {source}"),
         }
     }
 }
@@ -105,8 +146,12 @@ impl fmt::Display for StoreError {
 impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            StoreError::Sqlite(e) => Some(e),
-            _ => None,
+            StoreError::Sqlite(e)
+            | StoreError::Migration { source: e, .. }
+            | StoreError::Damaged { source: e, .. } => Some(e),
+            StoreError::StartPosition { source, .. } => Some(source),
+            StoreError::Callback { source, .. } => Some(source.as_ref()),
+            StoreError::Schema(_) | StoreError::Corrupt(_) | StoreError::Setting(_) => None,
         }
     }
 }

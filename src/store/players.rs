@@ -283,9 +283,8 @@ impl Store {
                         .ok_or_else(|| StoreError::Corrupt(format!("game {g}: bad moves")))?;
                     let start = match fen {
                         None => AnyPosition::new(variant),
-                        Some(f) => AnyPosition::from_fen(variant, &f).map_err(|e| {
-                            StoreError::Corrupt(format!("game {g}: start position: {e}"))
-                        })?,
+                        Some(f) => AnyPosition::from_fen(variant, &f)
+                            .map_err(|source| StoreError::StartPosition { game: g, source })?,
                     };
                     if let Some(&(_, mv)) = distinct_positions(&start, &moves, max_ply)
                         .iter()

@@ -96,3 +96,62 @@ pub fn valid_origin(origin: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-.:[]_".contains(&b))
 }
+
+/// Why the server could not start: what failed (`cannot open book.obk`, `cannot listen on
+/// 127.0.0.1:80`, a malformed `--cors`), and the error underneath when there is one (the
+/// store's, the book's, the socket's), kept as the [`source`](std::error::Error::source).
+///
+/// ```
+/// use qipu::web::StartError;
+/// let io = std::io::Error::from(std::io::ErrorKind::AddrInUse);
+/// let e = StartError::because("cannot listen on 127.0.0.1:8080", io);
+/// assert!(e.to_string().starts_with("cannot listen on 127.0.0.1:8080: "));
+/// let source = std::error::Error::source(&e).unwrap();
+/// assert_eq!(
+///     source.downcast_ref::<std::io::Error>().map(|e| e.kind()),
+///     Some(std::io::ErrorKind::AddrInUse)
+/// );
+/// ```
+#[derive(Debug)]
+pub struct StartError {
+    what: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl StartError {
+    /// A failure of its own (no error underneath), displayed as `what`.
+    pub fn new(what: impl Into<String>) -> StartError {
+        StartError {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// A failure caused by `source`, displayed as `what: source`.
+    pub fn because(
+        what: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> StartError {
+        StartError {
+            what: what.into(),
+            source: Some(source.into()),
+        }
+    }
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.source {
+            Some(e) => write!(f, "{}: {e}", self.what),
+            None => f.write_str(&self.what),
+        }
+    }
+}
+
+impl std::error::Error for StartError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}

@@ -51,7 +51,7 @@ mod routes;
 mod server;
 mod worker;
 
-pub use config::{valid_origin, Config, Timeouts};
+pub use config::{valid_origin, Config, StartError, Timeouts};
 pub use reply::Reply;
 pub use routes::{route, ApiError};
 pub use server::Server;

@@ -90,8 +90,9 @@ pub enum ApiError {
     NotFound(String),
     /// 503: the server was started without what the route needs.
     Unavailable(String),
-    /// 500: the server failed.
-    Internal(String),
+    /// 500: the server failed; the error underneath (the store's, a book's) is kept as the
+    /// [`source`](std::error::Error::source), and its text is the answer's message.
+    Internal(Box<dyn std::error::Error + Send + Sync>),
 }
 
 impl ApiError {
@@ -101,7 +102,26 @@ impl ApiError {
             ApiError::BadRequest(e) => Reply::error(400, &e.0),
             ApiError::NotFound(e) => Reply::error(404, e),
             ApiError::Unavailable(e) => Reply::error(503, e),
-            ApiError::Internal(e) => Reply::error(500, e),
+            ApiError::Internal(e) => Reply::error(500, &e.to_string()),
+        }
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApiError::BadRequest(e) => f.write_str(&e.0),
+            ApiError::NotFound(m) | ApiError::Unavailable(m) => f.write_str(m),
+            ApiError::Internal(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ApiError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ApiError::Internal(e) => Some(e.as_ref()),
+            ApiError::BadRequest(_) | ApiError::NotFound(_) | ApiError::Unavailable(_) => None,
         }
     }
 }
@@ -168,7 +188,7 @@ fn explore(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
     match answered {
         Ok(json) => Ok(Reply::json(&json)),
         Err(explorer::Error::Query(m)) => Err(ApiError::BadRequest(BadRequest(m))),
-        Err(explorer::Error::Store(e)) => Err(ApiError::Internal(e.to_string())),
+        Err(explorer::Error::Store(e)) => Err(ApiError::Internal(e.into())),
     }
 }
 
@@ -195,7 +215,7 @@ fn game(worker: &mut Worker, id: &str, query: &str) -> Result<Reply, ApiError> {
             source: &worker.shown_source(&g.source),
         }))),
         Ok(None) => Err(ApiError::NotFound(format!("no game {id}"))),
-        Err(e) => Err(ApiError::Internal(e.to_string())),
+        Err(e) => Err(ApiError::Internal(e.into())),
     }
 }
 
@@ -216,7 +236,7 @@ fn probe(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
     let pos = &line.position;
     let probed = book.probe(pos).map_err(|e| match e {
         BookError::Unsupported(m) => ApiError::BadRequest(BadRequest(m)),
-        other => ApiError::Internal(other.to_string()),
+        other => ApiError::Internal(other.into()),
     })?;
     #[derive(Serialize)]
     struct ProbeMoveJson {

@@ -35,7 +35,7 @@ use std::{
 
 use super::{
     cache::Cache,
-    config::{valid_origin, Config},
+    config::{valid_origin, Config, StartError},
     http::{self, Head, MAX_HEAD},
     reply::Reply,
     routes::route,
@@ -64,18 +64,23 @@ impl std::fmt::Debug for Server {
     }
 }
 
+/// The start of the message when the address cannot be bound.
+fn cannot_listen(config: &Config) -> String {
+    format!("cannot listen on {}", config.addr)
+}
+
 impl Server {
     /// Opens every worker's connections, then binds the address.
     ///
     /// # Errors
-    /// A message if a file cannot be opened, the `cors` origin is malformed or the address
-    /// cannot be bound.
-    pub fn bind(config: Config) -> Result<Server, String> {
+    /// [`StartError`] if a file cannot be opened, the `cors` origin is malformed or the
+    /// address cannot be bound (with the store's, book's or socket's error as its source).
+    pub fn bind(config: Config) -> Result<Server, StartError> {
         if let Some(origin) = &config.cors {
             if !valid_origin(origin) {
-                return Err(format!(
+                return Err(StartError::new(format!(
                     "--cors `{origin}`: give an origin like https://example.org (scheme, host, port; no path)"
-                ));
+                )));
             }
         }
         let config = Arc::new(config);
@@ -85,10 +90,10 @@ impl Server {
             .map(|_| Worker::open(config.clone(), cache.clone()))
             .collect::<Result<Vec<_>, _>>()?;
         let listener =
-            listen(&config.addr).map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
+            listen(&config.addr).map_err(|e| StartError::because(cannot_listen(&config), e))?;
         let addr = listener
             .local_addr()
-            .map_err(|e| format!("cannot listen on {}: {e}", config.addr))?;
+            .map_err(|e| StartError::because(cannot_listen(&config), e))?;
         Ok(Server {
             listener,
             addr,

@@ -5,7 +5,10 @@
 
 use std::{borrow::Cow, sync::Arc};
 
-use super::{cache::Cache, config::Config};
+use super::{
+    cache::Cache,
+    config::{Config, StartError},
+};
 use crate::{book::Book, formats::Source, store::Store};
 
 /// What a request handler may use. Created once per worker thread.
@@ -32,22 +35,23 @@ impl Worker {
     /// Opens the worker's own read-only connection to the configured database.
     ///
     /// # Errors
-    /// A message naming the file that could not be opened.
-    pub fn open(config: Arc<Config>, cache: Option<Arc<Cache>>) -> Result<Worker, String> {
-        let store = match &config.db {
-            Some(path) => Some(
-                Store::open_read_only(path)
-                    .map_err(|e| format!("cannot open {}: {e}", path.display()))?,
-            ),
-            None => None,
-        };
+    /// [`StartError`] naming the file that could not be opened, with the store's or book's
+    /// error as its source.
+    pub fn open(config: Arc<Config>, cache: Option<Arc<Cache>>) -> Result<Worker, StartError> {
+        let store =
+            match &config.db {
+                Some(path) => Some(Store::open_read_only(path).map_err(|e| {
+                    StartError::because(format!("cannot open {}", path.display()), e)
+                })?),
+                None => None,
+            };
         let books = config
             .books
             .iter()
             .map(|(name, path)| {
-                Book::open(path)
-                    .map(|b| (name.clone(), b))
-                    .map_err(|e| format!("cannot open book {}: {e}", path.display()))
+                Book::open(path).map(|b| (name.clone(), b)).map_err(|e| {
+                    StartError::because(format!("cannot open book {}", path.display()), e)
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Worker {
