@@ -9,7 +9,8 @@
 #
 # Prints games/s of emit and import, the job's and the load's wall time, peak RSS of each step
 # (/usr/bin/time -v), the sizes of facts/, stats/ and both databases, and whether `qipu stats`
-# (less the file size) and the start position's `explore --json` agree. Work files go to
+# (less the file size), the start position's `explore --json` and every busy position's blobs
+# agree. Work files go to
 # target/bench-spark (several GB at 1M games); delete them after. MASTER=… overrides local[2];
 # NO_BUILD=1 uses the qipu already built.
 set -euo pipefail
@@ -52,7 +53,7 @@ rm -rf "$dir/facts" "$dir/stats"
 timed import "$qipu" import "$pgn" --db "$dir/import.db"
 timed emit "$qipu" emit "$pgn" --out "$dir/facts"
 timed job spark-submit --master "$MASTER" --conf spark.ui.enabled=false \
-  --driver-memory "${DRIVER_MEMORY:-2g}" spark/build.py "$dir/facts" "$dir/stats"
+  --driver-memory "${DRIVER_MEMORY:-4g}" spark/build.py "$dir/facts" "$dir/stats"
 timed load "$qipu" load "$dir/stats" --db "$dir/load.db"
 python3 - "$N" "$dir" <<'PY'
 import sys
@@ -73,3 +74,17 @@ cmp -s <("$qipu" stats --db "$dir/import.db" --json | grep -v size_bytes) \
 cmp -s <("$qipu" explore --db "$dir/import.db" --json --since 2015 --speed blitz) \
   <("$qipu" explore --db "$dir/load.db" --json --since 2015 --speed blitz) || same=no
 echo "stats and explore at the start (--since 2015 --speed blitz) identical: $same"
+python3 - "$dir/import.db" "$dir/load.db" <<'PY'
+import hashlib, sqlite3, sys
+def digest(path):
+    h, n = hashlib.sha256(), 0
+    for row in sqlite3.connect(path).execute(
+        "SELECT key, summary, links, buckets FROM positions ORDER BY key"
+    ):
+        for v in row:
+            h.update(repr(v).encode())
+        n += 1
+    return n, h.hexdigest()
+a, b = digest(sys.argv[1]), digest(sys.argv[2])
+print(f"busy positions' blobs (summary, links, buckets) of {a[0]} positions identical: {'yes' if a == b else 'no'}")
+PY

@@ -773,14 +773,18 @@ fn check_explorer(store: &Store, min_moves: usize) {
                 assert_eq!(a.ended.how, how, "{f:?}");
                 assert_eq!(a.ended.counts.games, how.iter().sum::<u64>());
                 // The top games: of the candidates (every game that passes where the
-                // position has at most 1,000 games; else those of its 100 best by rating and
-                // date that pass; unfiltered, the first `top_games` of those), a known result
+                // position has at most 1,000 games; else those of its 100 best that pass; unfiltered, the first `top_games` of those), a known result
                 // first, then real names on both sides, then rating and date.
                 let order = |g: &Scanned| {
-                    (
-                        std::cmp::Reverse(qipu::store::top_score(g.ratings, g.date.as_deref())),
-                        g.id,
-                    )
+                    // The names only matter as real or not (judged above by is_real_name).
+                    let names = if g.real_names {
+                        [Some("first"), Some("second")]
+                    } else {
+                        [None, None]
+                    };
+                    let score =
+                        qipu::store::top_score(g.result, names, g.ratings, g.date.as_deref());
+                    (std::cmp::Reverse(score), g.id)
                 };
                 let mut pool: Vec<&Scanned> = everyone.get(&key).cloned().unwrap_or_default();
                 pool.sort_by_key(|g| order(g));

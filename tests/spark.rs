@@ -126,9 +126,36 @@ fn some_player(db: &Path) -> Option<String> {
     store.players("", 1).ok()?.first().map(|p| p.name.clone())
 }
 
-/// Compares everything a user reads of the two databases.
+/// A busy position's row: key, then the summary, links and buckets blobs.
+type BusyRow = (i64, Vec<u8>, Vec<u8>, Vec<u8>);
+
+/// The busy positions' rows, by key.
+fn busy_rows(db: &Path) -> Vec<BusyRow> {
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let mut stmt = conn
+        .prepare("SELECT key, summary, links, buckets FROM positions ORDER BY key")
+        .unwrap();
+    let rows = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    rows
+}
+
+/// Compares everything a user reads of the two databases, and the busy positions' blobs
+/// byte for byte.
 fn assert_same(a: &Path, b: &Path, variants: &[Variant], step: usize, work: &Path) {
     assert_eq!(stats(a), stats(b), "qipu stats");
+    let (busy_a, busy_b) = (busy_rows(a), busy_rows(b));
+    assert!(!busy_a.is_empty(), "no busy position to compare");
+    assert_eq!(busy_a.len(), busy_b.len(), "busy positions");
+    for (x, y) in busy_a.iter().zip(&busy_b) {
+        assert!(x == y, "busy position {} differs", x.0);
+    }
+    println!("{} busy positions' blobs identical", busy_a.len());
     let mut filters: Vec<Vec<String>> = [
         vec![],
         vec!["--since", "2015"],

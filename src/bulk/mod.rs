@@ -3,8 +3,9 @@
 //!
 //! What it owns: the Parquet tables exchanged with the job (their columns are listed in
 //! [`GAME_COLUMNS`], [`POSITION_COLUMNS`] and `spark/README.md`), the per-game values the job
-//! groups by ([`identity`], [`richness`], [`order_key`]), and turning the job's sorted output
-//! back into store calls. What it may not touch: SQL and blob formats (the store's: games go
+//! groups by ([`identity`], [`richness`], [`order_key`]; what a busy position counts of a game
+//! comes from `store::wire::counted_facts`), and turning the job's sorted output back into
+//! store calls (the busy positions' aggregates as [`BusyPosition`]s). What it may not touch: SQL and blob formats (the store's: games go
 //! through [`Store::write_batch`], a fresh database's statistics through
 //! [`Store::load_positions`]), reading and replaying games (the readers' [`chunks`] and
 //! [`GameRecord::from_game`], as an import does them). It sits beside `pipeline`, below `cli`.
@@ -16,6 +17,8 @@
 //! spark-submit spark/build.py facts/ stats/
 //!                                 stats/games/      the kept games with their id, by id
 //!                                 stats/positions/  (key, id, mv), by key then id
+//!                                 stats/cells/ moves/ labels/ top/ recent/ history/
+//!                                                   the busy positions' aggregates, by key
 //! qipu load stats/ --db games.db
 //! ```
 
@@ -28,7 +31,7 @@ use std::{
 
 use rayon::prelude::*;
 
-use self::parquet::{col, read_table, ColumnDef, Kind, Row, TableWriter, Value};
+use self::parquet::{col, read_table, ColumnDef, Kind, Row, TableRows, TableWriter, Value};
 use crate::{
     formats::{
         chunks, distinct_positions,
@@ -37,7 +40,10 @@ use crate::{
     },
     pipeline::CHUNK_BYTES,
     rules::{AnyPosition, Move},
-    store::{copies, wire, GameRecord, LoadedGames, PositionKey, PositionRow, Store, StoreError},
+    store::{
+        copies, wire, BusyPosition, CellRow, GameCounts, GameRecord, MoveTotal, OpeningRow,
+        PositionKey, PositionRow, RankedGame, Store, StoreError,
+    },
 };
 
 /// An error of emit or load, naming the file (and row) it is about.
@@ -113,6 +119,13 @@ pub const GAME_COLUMNS: &[ColumnDef] = &[
     col("termination", Kind::Int, true),
     col("label", Kind::Text, true),
     col("max_ply", Kind::Long, false),
+    col("bucket", Kind::Long, false),
+    col("month", Kind::Long, false),
+    col("day", Kind::Int, false),
+    col("year", Kind::Long, true),
+    col("history_month", Kind::Long, true),
+    col("top_score", Kind::Long, false),
+    col("ending", Kind::Int, false),
 ];
 
 /// The columns of `facts/positions`: the game's identity, the position's key (the store's
@@ -124,22 +137,36 @@ pub const POSITION_COLUMNS: &[ColumnDef] = &[
     col("mv", Kind::Int, false),
 ];
 
-/// A file's place in the order `qipu import` reads its input: the path's components
-/// joined by a 0 byte (so that text order is the component order of a folder walk), then 1
-/// and the rank of the member within its archive (0 for a plain file). Keys of one input
-/// compare the same wherever it was emitted, so shards emitted apart concatenate to one
-/// emit.
+/// A file's place in the order `qipu import` reads its input: the components of its
+/// absolute path (relative paths taken from the current folder, `.` and `..` resolved in
+/// the text, symbolic links left as they are) joined by a 0 byte (so that text order is the
+/// component order of a folder walk), then 1 and the rank of the member within its archive
+/// (0 for a plain file). The key depends neither on the order of the arguments nor on the
+/// folder emit runs in: shards emitted apart (from one file tree) concatenate to one emit,
+/// and the ids follow the import of the same paths given in that order (see
+/// `spark/README.md`).
 ///
 /// ```
 /// use qipu::bulk::order_key;
 /// assert!(order_key("a/b.pgn", 0) < order_key("a-c/d.pgn", 0)); // "a" before "a-c"
 /// assert!(order_key("x.zip", 2) < order_key("x.zip", 10));
+/// assert_eq!(order_key("a/./c/../b.pgn", 0), order_key("a/b.pgn", 0));
 /// ```
 pub fn order_key(path: &str, member: u32) -> String {
-    let parts: Vec<String> = Path::new(path)
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect();
+    let given = Path::new(path);
+    let absolute = std::path::absolute(given).unwrap_or_else(|_| given.to_path_buf());
+    let mut parts: Vec<String> = Vec::new();
+    for c in absolute.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                if parts.len() > 1 {
+                    parts.pop();
+                }
+            }
+            c => parts.push(c.as_os_str().to_string_lossy().into_owned()),
+        }
+    }
     format!("{}\u{1}{member:010}", parts.join("\0"))
 }
 
@@ -215,6 +242,7 @@ fn run_name() -> String {
 
 fn game_row(r: &GameRecord, order_file: &str) -> Vec<Value> {
     let t = &r.tags;
+    let c = wire::counted_facts(r);
     let text = |s: &Option<String>| Value::text(s.as_deref());
     let small = |v: Option<u8>| Value::int(v.map(i64::from));
     vec![
@@ -251,6 +279,14 @@ fn game_row(r: &GameRecord, order_file: &str) -> Vec<Value> {
         small(t.termination.map(Termination::code)),
         text(&r.opening_label),
         Value::Int(r.max_ply as i64),
+        Value::Int(i64::from(c.bucket)),
+        Value::Int(i64::from(c.month)),
+        Value::Int(i64::from(c.day)),
+        Value::int(c.year.map(i64::from)),
+        Value::int(c.history_month.map(i64::from)),
+        // At most 99,999 × 10^8 + 99,999,999: a long.
+        Value::Int(i64::try_from(c.top_score).unwrap_or(i64::MAX)),
+        Value::Int(i64::from(c.ending)),
     ]
 }
 
@@ -439,11 +475,13 @@ pub struct LoadReport {
 /// Games per [`Store::write_batch`] of a load.
 const LOAD_BATCH: usize = 20_000;
 
-/// `qipu load`: writes the job's output `dir` (`games/`, `positions/`) into `store`. A store
-/// without games is written fresh: the games in the job's id order, then every position in
-/// one pass ([`Store::load_positions`]). A store with games gets the new ones as an import
-/// batch would add them (deduplicated by content hash, ids after the stored ones, positions
-/// merged): their positions are listed again by replaying their moves.
+/// `qipu load`: writes the job's output `dir` (`games/`, `positions/` and the busy
+/// positions' reduced statistics, see [`BUSY_TABLES`]) into `store`. A store without games
+/// is written fresh: the games in the job's id order, then every position in one pass
+/// ([`Store::load_positions`]), a busy one from the job's sums. A store with games gets the
+/// new ones as an import batch would add them (deduplicated by content hash, ids after the
+/// stored ones, positions merged): their positions are listed again by replaying their
+/// moves.
 ///
 /// # Errors
 /// [`BulkError`] if a file is unreadable or not the job's output (ids out of order, a
@@ -454,7 +492,6 @@ pub fn load(dir: &Path, store: &mut Store) -> Result<LoadReport, BulkError> {
         fresh,
         ..LoadReport::default()
     };
-    let mut loaded = LoadedGames::default();
     let mut batch: Vec<GameRecord> = Vec::with_capacity(LOAD_BATCH);
     let mut write = |batch: &mut Vec<GameRecord>,
                      report: &mut LoadReport|
@@ -483,11 +520,7 @@ pub fn load(dir: &Path, store: &mut Store) -> Result<LoadReport, BulkError> {
                 ),
             ));
         }
-        let r = record_of(row, !fresh)?;
-        if fresh {
-            loaded.push(&r);
-        }
-        batch.push(r);
+        batch.push(record_of(row, !fresh)?);
         if batch.len() >= LOAD_BATCH {
             write(&mut batch, &mut report)?;
         }
@@ -497,7 +530,7 @@ pub fn load(dir: &Path, store: &mut Store) -> Result<LoadReport, BulkError> {
         write(&mut batch, &mut report)?;
     }
     if fresh {
-        let out = load_positions(&dir.join("positions"), store, &loaded)?;
+        let out = load_positions(dir, store, report.games)?;
         report.positions = out.positions;
         report.links = out.links;
     }
@@ -505,18 +538,25 @@ pub fn load(dir: &Path, store: &mut Store) -> Result<LoadReport, BulkError> {
     Ok(report)
 }
 
+/// The folders of `stats/` that hold the busy positions' reduced statistics, each sorted by
+/// position key: `cells` (the buckets' cells), `moves` (the summary's move rows), `labels`,
+/// `top` and `recent` (best and latest games, by rank) and `history` (games per month).
+pub const BUSY_TABLES: [&str; 6] = ["cells", "moves", "labels", "top", "recent", "history"];
+
 /// Streams `stats/positions` into [`Store::load_positions`]: a reader thread decodes the
-/// Parquet files while the store writes.
+/// Parquet files while the store writes; the busy positions' tables are read beside it.
 fn load_positions(
     dir: &Path,
     store: &mut Store,
-    games: &LoadedGames,
+    games: u64,
 ) -> Result<crate::store::LoadOutcome, BulkError> {
+    let busy = BusyReader::open(dir)?;
+    let positions = dir.join("positions");
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<PositionRow>, BulkError>>(8);
     std::thread::scope(|s| {
         let reader = s.spawn(move || {
             let mut chunk = Vec::with_capacity(65_536);
-            let read = read_table(dir, |row| {
+            let read = read_table(&positions, |row| {
                 let mv = u16::try_from(row.need_int("mv")?)
                     .map_err(|_| row.error("mv", "not a move code"))?;
                 chunk.push(PositionRow {
@@ -538,9 +578,194 @@ fn load_positions(
             Ok(rows) => rows.into_iter().map(Ok).collect::<Vec<_>>(),
             Err(e) => vec![Err(StoreError::Corrupt(e.0))],
         });
-        let out = store.load_positions(games, rows);
+        let out = store.load_positions(
+            games,
+            rows,
+            busy.map(|b| b.map_err(|e| StoreError::Corrupt(e.0))),
+        );
         drop(reader);
         out.map_err(BulkError::from)
+    })
+}
+
+/// One table of [`BUSY_TABLES`], taken key by key.
+struct Keyed {
+    rows: std::iter::Peekable<TableRows>,
+}
+
+impl Keyed {
+    /// The rows of position `key`, which must come next if the table has any.
+    fn take(&mut self, key: i64) -> Result<Vec<parquet::OwnedRow>, BulkError> {
+        let mut out = Vec::new();
+        loop {
+            match self.rows.peek() {
+                Some(Ok(row)) if row.view().need_int("key")? == key => {}
+                Some(Ok(_)) | None => return Ok(out),
+                Some(Err(_)) => {}
+            }
+            match self.rows.next() {
+                Some(Ok(row)) => out.push(row),
+                Some(Err(e)) => return Err(e),
+                None => return Ok(out),
+            }
+        }
+    }
+
+    /// The key of the next row, if any.
+    fn next_key(&mut self) -> Result<Option<i64>, BulkError> {
+        match self.rows.peek() {
+            None => Ok(None),
+            Some(Ok(row)) => row.view().need_int("key").map(Some),
+            Some(Err(e)) => Err(BulkError(e.0.clone())),
+        }
+    }
+}
+
+/// The busy positions of the job's output, one [`BusyPosition`] per key of `cells/` in
+/// order, with the rows of the other tables of [`BUSY_TABLES`] of the same key; a row of
+/// another table whose key has no cells is an error.
+struct BusyReader {
+    tables: Vec<Keyed>,
+    names: Vec<std::path::PathBuf>,
+}
+
+impl BusyReader {
+    fn open(dir: &Path) -> Result<BusyReader, BulkError> {
+        let mut tables = Vec::new();
+        let mut names = Vec::new();
+        for name in BUSY_TABLES {
+            let path = dir.join(name);
+            tables.push(Keyed {
+                rows: TableRows::open(&path)?.peekable(),
+            });
+            names.push(path);
+        }
+        Ok(BusyReader { tables, names })
+    }
+
+    fn read(&mut self, key: i64) -> Result<BusyPosition, BulkError> {
+        let mut got = Vec::with_capacity(BUSY_TABLES.len());
+        for t in &mut self.tables {
+            got.push(t.take(key)?);
+        }
+        let mut b = BusyPosition {
+            key: PositionKey::from_rowid(key),
+            ..BusyPosition::default()
+        };
+        for row in &got[0] {
+            let r = row.view();
+            b.cells.push(CellRow {
+                mv: code(&r, "mv")?,
+                bucket: narrow(&r, "bucket")?,
+                counts: counts(&r)?,
+                first_day: narrow(&r, "first_day")?,
+                last_day: narrow(&r, "last_day")?,
+                first_game: r.need_int("first_game")?,
+                endings: r.pairs("endings")?,
+            });
+        }
+        for row in &got[1] {
+            let r = row.view();
+            b.moves.push(MoveTotal {
+                mv: code(&r, "mv")?,
+                counts: counts(&r)?,
+                first_date: r.text("first_date")?,
+                first_game: r.int("first_game")?,
+                last_date: r.text("last_date")?,
+                year_sum: uint(&r, "year_sum")?,
+                dated: uint(&r, "dated")?,
+                endings: r.pairs("endings")?,
+            });
+        }
+        for row in &got[2] {
+            let r = row.view();
+            b.labels.push(OpeningRow {
+                label: r.text("label")?.ok_or_else(|| r.error("label", "null"))?,
+                games: uint(&r, "games")?,
+            });
+        }
+        for (i, rows) in [&got[3], &got[4]].into_iter().enumerate() {
+            for row in rows {
+                let r = row.view();
+                let g = RankedGame {
+                    game: r.need_int("id")?,
+                    mv: code(&r, "mv")?,
+                    bucket: narrow(&r, "bucket")?,
+                    score: uint(&r, if i == 0 { "score" } else { "day" })?,
+                };
+                if i == 0 { &mut b.top } else { &mut b.recent }.push(g);
+            }
+        }
+        for row in &got[5] {
+            let r = row.view();
+            b.history.push((
+                narrow(&r, "month")?,
+                [
+                    uint(&r, "games")?,
+                    uint(&r, "first_wins")?,
+                    uint(&r, "draws")?,
+                    uint(&r, "second_wins")?,
+                ],
+            ));
+        }
+        Ok(b)
+    }
+}
+
+impl Iterator for BusyReader {
+    type Item = Result<BusyPosition, BulkError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.tables[0].next_key() {
+            Err(e) => Some(Err(e)),
+            Ok(Some(key)) => Some(self.read(key)),
+            Ok(None) => {
+                // Rows left in another table have a key without cells.
+                for (t, name) in self.tables.iter_mut().zip(&self.names).skip(1) {
+                    match t.next_key() {
+                        Ok(None) => {}
+                        Ok(Some(k)) => {
+                            return Some(Err(BulkError(format!(
+                                "{}: rows of position {} which has no cells (or out of key order)",
+                                name.display(),
+                                PositionKey::from_rowid(k)
+                            ))))
+                        }
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+                None
+            }
+        }
+    }
+}
+
+/// A non-negative integer column.
+fn uint(r: &Row<'_>, name: &str) -> Result<u64, BulkError> {
+    u64::try_from(r.need_int(name)?).map_err(|_| r.error(name, "negative"))
+}
+
+/// An integer column that fits `T`.
+fn narrow<T: TryFrom<i64>>(r: &Row<'_>, name: &str) -> Result<T, BulkError> {
+    T::try_from(r.need_int(name)?).map_err(|_| r.error(name, "out of range"))
+}
+
+/// A move code column.
+fn code(r: &Row<'_>, name: &str) -> Result<u16, BulkError> {
+    narrow(r, name)
+}
+
+/// The games, results and rating sums of a cell or move row.
+fn counts(r: &Row<'_>) -> Result<GameCounts, BulkError> {
+    Ok(GameCounts {
+        games: uint(r, "games")?,
+        first_wins: uint(r, "first_wins")?,
+        draws: uint(r, "draws")?,
+        second_wins: uint(r, "second_wins")?,
+        rating_sum: uint(r, "rating_sum")?,
+        rating_count: uint(r, "rating_count")?,
+        first_rating_sum: uint(r, "first_rating_sum")?,
+        first_rating_count: uint(r, "first_rating_count")?,
     })
 }
 
@@ -602,6 +827,48 @@ mod tests {
             positions,
             want.iter().map(|r| r.positions.len()).sum::<usize>()
         );
+    }
+
+    #[test]
+    fn the_order_of_an_emit_holds_whatever_the_argument_order_sharding_and_path_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(a.join("x")).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        let two =
+            |m: &str, n: &str| format!("[Event \"1\"]\n\n1. {m} *\n\n[Event \"2\"]\n\n1. {n} *\n");
+        std::fs::write(a.join("x/1.pgn"), two("h2e2 h9g7", "c3c4")).unwrap();
+        std::fs::write(a.join("2.pgn"), "1. b2e2 *\n").unwrap();
+        std::fs::write(b.join("3.pgn"), two("h0g2", "g3g4")).unwrap();
+        // (order key, hash) of each game row of an emit, sorted as the job sorts them.
+        let keys = |out: &Path| {
+            let mut keys = Vec::new();
+            read_table(&out.join("games"), |row| {
+                keys.push((
+                    row.text("order_file")?.unwrap_or_default(),
+                    row.need_int("order_index")?,
+                    row.need_int("hash")?,
+                ));
+                Ok(())
+            })
+            .unwrap();
+            keys.sort();
+            keys
+        };
+        let one = dir.path().join("one");
+        emit(&[b.clone(), a.clone()], &one, 10).unwrap();
+        let shards = dir.path().join("shards");
+        emit(std::slice::from_ref(&b), &shards, 10).unwrap();
+        emit(&[a.join("x/../x"), a.join("./2.pgn")], &shards, 10).unwrap();
+        let got = keys(&one);
+        assert_eq!(got.len(), 5);
+        assert_eq!(got, keys(&shards));
+        // The job's order is the import's of the arguments in path order: a/, then b/.
+        let want: Vec<i64> = read_path(&a)
+            .chain(read_path(&b))
+            .map(|g| GameRecord::from_game(&g.unwrap(), 10).unwrap().hash as i64)
+            .collect();
+        assert_eq!(got.iter().map(|k| k.2).collect::<Vec<_>>(), want);
     }
 
     #[test]

@@ -10,9 +10,7 @@ use parquet::{
     column::writer::ColumnWriter,
     data_type::ByteArray,
     file::{
-        properties::WriterProperties,
-        reader::{FileReader, SerializedFileReader},
-        writer::SerializedFileWriter,
+        properties::WriterProperties, reader::SerializedFileReader, writer::SerializedFileWriter,
     },
     record::Field,
     schema::parser::parse_message_type,
@@ -278,28 +276,92 @@ pub fn read_table(
     mut f: impl FnMut(&Row<'_>) -> Result<(), BulkError>,
 ) -> Result<u64, BulkError> {
     let mut total = 0;
-    for path in part_files(dir)? {
-        let shown = path.display().to_string();
-        let file = File::open(&path).map_err(|e| parquet_err(&shown, e))?;
-        let reader = SerializedFileReader::new(file).map_err(|e| parquet_err(&shown, e))?;
-        let rows = reader
-            .get_row_iter(None)
-            .map_err(|e| parquet_err(&shown, e))?;
-        for (n, row) in rows.enumerate() {
-            let row = row.map_err(|e| parquet_err(&shown, format!("row {n}: {e}")))?;
-            let fields: Vec<(&str, &Field)> = row
-                .get_column_iter()
-                .map(|(name, v)| (name.as_str(), v))
-                .collect();
-            f(&Row {
-                file: &shown,
-                row: n,
-                fields,
-            })?;
-            total += 1;
-        }
+    for row in TableRows::open(dir)? {
+        f(&row?.view())?;
+        total += 1;
     }
     Ok(total)
+}
+
+/// The rows of a table folder's part files in order, pulled one by one (so that several
+/// sorted tables can be walked side by side).
+pub struct TableRows {
+    files: std::vec::IntoIter<std::path::PathBuf>,
+    current: Option<(
+        std::rc::Rc<str>,
+        parquet::record::reader::RowIter<'static>,
+        usize,
+    )>,
+}
+
+impl TableRows {
+    /// The rows of `dir`'s part files.
+    ///
+    /// # Errors
+    /// [`BulkError`] if the folder cannot be read or holds no part file.
+    pub fn open(dir: &Path) -> Result<TableRows, BulkError> {
+        Ok(TableRows {
+            files: part_files(dir)?.into_iter(),
+            current: None,
+        })
+    }
+}
+
+impl Iterator for TableRows {
+    type Item = Result<OwnedRow, BulkError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some((file, rows, n)) = &mut self.current {
+                match rows.next() {
+                    Some(row) => {
+                        let at = *n;
+                        *n += 1;
+                        return Some(
+                            row.map(|data| OwnedRow {
+                                file: file.clone(),
+                                row: at,
+                                data,
+                            })
+                            .map_err(|e| parquet_err(file, format!("row {at}: {e}"))),
+                        );
+                    }
+                    None => self.current = None,
+                }
+            }
+            let path = self.files.next()?;
+            let shown = path.display().to_string();
+            let reader = File::open(&path)
+                .map_err(|e| parquet_err(&shown, e))
+                .and_then(|f| SerializedFileReader::new(f).map_err(|e| parquet_err(&shown, e)));
+            match reader {
+                Ok(r) => self.current = Some((shown.into(), r.into_iter(), 0)),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
+}
+
+/// A row of [`TableRows`], owned.
+pub struct OwnedRow {
+    file: std::rc::Rc<str>,
+    row: usize,
+    data: parquet::record::Row,
+}
+
+impl OwnedRow {
+    /// Its values by column name.
+    pub fn view(&self) -> Row<'_> {
+        Row {
+            file: &self.file,
+            row: self.row,
+            fields: self
+                .data
+                .get_column_iter()
+                .map(|(name, v)| (name.as_str(), v))
+                .collect(),
+        }
+    }
 }
 
 /// A row read by [`read_table`].
@@ -358,6 +420,38 @@ impl Row<'_> {
                 .map_err(|_| self.error(name, "not UTF-8")),
             Some(_) => Err(self.error(name, "not text")),
         }
+    }
+
+    /// A list column of (code, count) pairs (Spark's `array<struct<code, n>>`); empty when
+    /// null.
+    ///
+    /// # Errors
+    /// [`BulkError`] if the column is missing or not such a list.
+    pub fn pairs(&self, name: &str) -> Result<Vec<(u64, u64)>, BulkError> {
+        let items = match self.field(name) {
+            None => return Err(self.error(name, "no such column")),
+            Some(Field::Null) => return Ok(Vec::new()),
+            Some(Field::ListInternal(list)) => list.elements(),
+            Some(_) => return Err(self.error(name, "not a list")),
+        };
+        let number = |f: &Field| match f {
+            Field::Long(v) => u64::try_from(*v).ok(),
+            Field::Int(v) => u64::try_from(*v).ok(),
+            _ => None,
+        };
+        items
+            .iter()
+            .map(|item| match item {
+                Field::Group(pair) => {
+                    let mut values = pair.get_column_iter().map(|(_, v)| number(v));
+                    match (values.next(), values.next(), values.next()) {
+                        (Some(Some(a)), Some(Some(b)), None) => Ok((a, b)),
+                        _ => Err(self.error(name, "not a (code, count) pair")),
+                    }
+                }
+                _ => Err(self.error(name, "not a (code, count) pair")),
+            })
+            .collect()
     }
 
     /// A bytes column; `None` when null.

@@ -223,6 +223,7 @@ fn games_from_store<'a>(
                 start,
                 moves: g.moves,
                 result: g.result,
+            })
         })
     })
 }

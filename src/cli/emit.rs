@@ -1,13 +1,10 @@
 //! `qipu emit`: the map of a Spark build (see `crate::bulk`): games and positions as Parquet.
 
-use std::{io::Write, path::PathBuf, process::ExitCode, time::Instant};
+use std::{path::PathBuf, process::ExitCode, time::Instant};
 
 use clap::Args;
 
-use super::{
-    import::{error_json, peak_rss_bytes, write_report},
-    CliError,
-};
+use super::{import::RunSummary, CliError};
 use crate::{bulk, pipeline::DEFAULT_MAX_PLY};
 
 /// Arguments of `qipu emit`.
@@ -42,39 +39,17 @@ pub fn emit(args: &EmitArgs) -> Result<ExitCode, CliError> {
     }
     let started = Instant::now();
     let report = bulk::emit(&args.paths, &args.out, args.max_ply)?;
-    let secs = started.elapsed().as_secs_f64();
-    let rate = report.games_read as f64 / secs.max(1e-9);
-    if let Some(path) = &args.report {
-        write_report(path, &report.errors)?;
+    RunSummary {
+        games_read: report.games_read,
+        files: None,
+        secs: started.elapsed().as_secs_f64(),
+        counts: vec![
+            ("emitted", "emitted", report.emitted),
+            ("positions", "position rows", report.positions),
+        ],
+        rejected: report.rejected,
+        fields: vec![("out", args.out.display().to_string().into())],
+        errors: &report.errors,
     }
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        let doc = serde_json::json!({
-            "out": args.out.display().to_string(),
-            "games_read": report.games_read,
-            "emitted": report.emitted,
-            "positions": report.positions,
-            "rejected": report.rejected,
-            "seconds": secs,
-            "games_per_second": rate,
-            "peak_rss_bytes": peak_rss_bytes(),
-            "errors": report.errors.iter().map(error_json).collect::<Vec<_>>(),
-        });
-        serde_json::to_writer_pretty(&mut out, &doc)?;
-        writeln!(out)?;
-    } else {
-        writeln!(
-            out,
-            "{} games in {secs:.2} s ({rate:.0} games/s): {} emitted with {} position rows, {} rejected",
-            report.games_read, report.emitted, report.positions, report.rejected
-        )?;
-        for e in report.errors.iter().take(10) {
-            eprintln!("  {e}");
-        }
-    }
-    Ok(if report.errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    .finish(args.json, args.report.as_ref())
 }

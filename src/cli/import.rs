@@ -169,66 +169,130 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
             args.db.display()
         )
     });
-    let secs = started.elapsed().as_secs_f64();
-    let rate = report.games_read as f64 / secs.max(1e-9);
-    if let Some(path) = &args.report {
-        write_report(path, &report.errors)?;
-    }
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        let doc = serde_json::json!({
-            "db": args.db.display().to_string(),
-            "files": report.files,
-            "games_read": report.games_read,
-            "imported": report.imported,
-            "duplicates": report.duplicates,
-            "merged_copies": report.merged,
-            "rejected": report.rejected,
-            "seconds": secs,
-            "games_per_second": rate,
-            "peak_rss_bytes": peak_rss_bytes(),
-            "db_bytes": std::fs::metadata(&args.db).ok().map(|m| m.len()),
-            "errors": report.errors.iter().map(error_json).collect::<Vec<_>>(),
-            "checkpoint_error": checkpoint,
-        });
-        serde_json::to_writer_pretty(&mut out, &doc)?;
-        writeln!(out)?;
-    } else {
-        writeln!(
-            out,
-            "{} games from {} files in {:.2} s ({:.0} games/s): {} imported, {} duplicates, {} copies merged, {} rejected",
-            report.games_read,
-            report.files,
-            secs,
-            rate,
-            report.imported,
-            report.duplicates,
-            report.merged,
-            report.rejected
-        )?;
-        for e in report.errors.iter().take(10) {
-            eprintln!("  {e}");
-        }
-        if report.errors.len() > 10 {
-            eprintln!(
-                "  … and {} more{}",
-                report.errors.len() - 10,
-                if args.report.is_some() {
-                    " (all in the report)"
-                } else {
-                    " (use --report FILE to list them all)"
-                }
-            );
-        }
-    }
+    let run = RunSummary {
+        games_read: report.games_read,
+        files: Some(report.files),
+        secs: started.elapsed().as_secs_f64(),
+        counts: vec![
+            ("imported", "imported", report.imported),
+            ("duplicates", "duplicates", report.duplicates),
+            ("merged_copies", "copies merged", report.merged),
+        ],
+        rejected: report.rejected,
+        fields: vec![
+            ("db", args.db.display().to_string().into()),
+            (
+                "db_bytes",
+                std::fs::metadata(&args.db).ok().map(|m| m.len()).into(),
+            ),
+            ("checkpoint_error", checkpoint.clone().into()),
+        ],
+        errors: &report.errors,
+    };
+    let code = run.finish(args.json, args.report.as_ref())?;
     if let Some(warning) = &checkpoint {
         eprintln!("qipu import: {warning}");
     }
-    Ok(if report.errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(code)
+}
+
+/// How an import-like run (`qipu import`, `qipu emit`) went, for [`RunSummary::finish`].
+pub(super) struct RunSummary<'a> {
+    /// Games read (replayable or not).
+    pub games_read: u64,
+    /// Files read, when the run counts them.
+    pub files: Option<u64>,
+    /// Seconds taken.
+    pub secs: f64,
+    /// The run's own counts, in the order shown: (JSON name, the words after the number
+    /// in the summary line, value).
+    pub counts: Vec<(&'static str, &'static str, u64)>,
+    /// Games rejected.
+    pub rejected: u64,
+    /// Further fields of the JSON document.
+    pub fields: Vec<(&'static str, serde_json::Value)>,
+    /// Every error.
+    pub errors: &'a [GameError],
+}
+
+impl RunSummary<'_> {
+    /// Writes the rejected-games report to `report` (when given), then one JSON document
+    /// (`json`) or the summary line and the first ten errors; the exit code is 0 when
+    /// there was no error, 1 otherwise.
+    pub(super) fn finish(
+        &self,
+        json: bool,
+        report: Option<&PathBuf>,
+    ) -> Result<ExitCode, CliError> {
+        let rate = self.games_read as f64 / self.secs.max(1e-9);
+        if let Some(path) = report {
+            write_report(path, self.errors)?;
+        }
+        let mut out = std::io::stdout().lock();
+        if json {
+            let mut doc = serde_json::Map::new();
+            for (name, value) in [
+                ("games_read", self.games_read.into()),
+                ("rejected", self.rejected.into()),
+                ("seconds", self.secs.into()),
+                ("games_per_second", rate.into()),
+                ("peak_rss_bytes", peak_rss_bytes().into()),
+                (
+                    "errors",
+                    self.errors
+                        .iter()
+                        .map(error_json)
+                        .collect::<Vec<_>>()
+                        .into(),
+                ),
+            ]
+            .into_iter()
+            .chain(self.files.map(|f| ("files", f.into())))
+            .chain(self.counts.iter().map(|(name, _, n)| (*name, (*n).into())))
+            .chain(self.fields.iter().cloned())
+            {
+                doc.insert(name.to_string(), value);
+            }
+            serde_json::to_writer_pretty(&mut out, &doc)?;
+            writeln!(out)?;
+        } else {
+            let files = self
+                .files
+                .map_or(String::new(), |f| format!(" from {f} files"));
+            let counts: Vec<String> = self
+                .counts
+                .iter()
+                .map(|(_, words, n)| format!("{n} {words}"))
+                .chain([format!("{} rejected", self.rejected)])
+                .collect();
+            writeln!(
+                out,
+                "{} games{files} in {:.2} s ({rate:.0} games/s): {}",
+                self.games_read,
+                self.secs,
+                counts.join(", ")
+            )?;
+            for e in self.errors.iter().take(10) {
+                eprintln!("  {e}");
+            }
+            if self.errors.len() > 10 {
+                eprintln!(
+                    "  … and {} more{}",
+                    self.errors.len() - 10,
+                    if report.is_some() {
+                        " (all in the report)"
+                    } else {
+                        " (use --report FILE to list them all)"
+                    }
+                );
+            }
+        }
+        Ok(if self.errors.is_empty() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        })
+    }
 }
 
 #[cfg(test)]

@@ -2,9 +2,11 @@
 //! from rows already reduced and sorted elsewhere (the Spark job of `spark/build.py`), with
 //! the store's own encoders (`links`, `ranges`, `summary`, `buckets`); and the store's value
 //! codes for files that carry games outside a database ([`wire`]). No blob layout and no
-//! counting rule is written here: a quiet position is packed by `ranges::Packer`, a busy one
-//! is counted by the same `Summary::add` and `Buckets::add` as an import batch
-//! (`write::add_all`) and stored by `write::write_busy`.
+//! counting rule is written here: a quiet position is packed by `ranges::Packer`; a busy one
+//! arrives counted ([`BusyPosition`]: the cells of its buckets, its move totals, labels, best
+//! and latest games and history, each as the job summed them) and is checked against its
+//! links, put into the store's in-memory `Summary` and `Buckets` and stored by
+//! `write::write_busy`.
 //!
 //! The games themselves go through [`Store::write_batch`] (records without positions, ids in
 //! the job's order), and an incremental load into a database that already has games goes
@@ -13,18 +15,15 @@
 use rusqlite::{Transaction, TransactionBehavior};
 
 use super::{
-    buckets::Buckets,
-    links::Link,
-    model::{GameRecord, PositionKey},
+    buckets::{Buckets, Cell, ALL_GAMES},
+    codec::END_OF_GAME,
+    filter::calendar_month,
+    links::{move_from_code, Link},
+    model::{GameCounts, MonthCounts, MoveRow, OpeningRow, PositionKey, ENDINGS},
     ranges::Packer,
     sql,
-    summary::{Facts, Summary, LIST_MAX},
-    write::{add_all, Counted},
+    summary::{Best, Recent, Summary, LIST_MAX, TOP_KEPT},
     Store, StoreError,
-};
-use crate::{
-    formats::facts::{Mode, Speed, Termination},
-    rules::Outcome,
 };
 
 /// How many quiet entries are packed before their range rows are written.
@@ -42,73 +41,82 @@ pub struct PositionRow {
     pub mv: u16,
 }
 
-/// What a busy position's summary needs of a game, owned.
-#[derive(Clone, Debug, Default)]
-struct OwnedFacts {
-    result: Option<Outcome>,
-    ratings: [Option<u32>; 2],
-    date: Option<String>,
-    real_names: bool,
-    label: Option<String>,
-    speed: Option<Speed>,
-    mode: Option<Mode>,
-    termination: Option<Termination>,
+/// The games of one move of a busy position in one bucket (month, band, speed, mode), as
+/// the job reduced them: one cell of the position's buckets blob.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CellRow {
+    /// The move code; 65535 for the games that ended here, 65534 for every game through
+    /// the position.
+    pub mv: u16,
+    /// The bucket (`wire::counted_facts`' `bucket`).
+    pub bucket: u32,
+    /// Games, results and rating sums.
+    pub counts: GameCounts,
+    /// The smallest and greatest day of the month of the cell's games (0 = no day).
+    pub first_day: u8,
+    /// See `first_day`.
+    pub last_day: u8,
+    /// Of the games on `first_day`, the smallest id.
+    pub first_game: i64,
+    /// The move 65535 only: its games by termination code (0 unknown), codes with games.
+    pub endings: Vec<(u64, u64)>,
 }
 
-impl OwnedFacts {
-    fn facts(&self) -> Facts<'_> {
-        Facts {
-            result: self.result,
-            ratings: self.ratings,
-            date: self.date.as_deref(),
-            real_names: self.real_names,
-            label: self.label.as_deref(),
-            speed: self.speed,
-            mode: self.mode,
-            termination: self.termination,
-        }
-    }
+/// The games of one move of a busy position (a move row of its summary), as the job
+/// reduced them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MoveTotal {
+    /// The move code (65535 for the games that ended here).
+    pub mv: u16,
+    /// Games, results and rating sums.
+    pub counts: GameCounts,
+    /// The smallest date as stored, and of its games the smallest id.
+    pub first_date: Option<String>,
+    /// See `first_date`.
+    pub first_game: Option<i64>,
+    /// The greatest date as stored.
+    pub last_date: Option<String>,
+    /// The sum of the years of the games with a known year, and their number.
+    pub year_sum: u64,
+    /// See `year_sum`.
+    pub dated: u64,
+    /// The move 65535 only: its games by termination code (0 unknown), codes with games.
+    pub endings: Vec<(u64, u64)>,
 }
 
-/// The games of a fresh load by id (1, 2, …): what the busy positions count of each, taken
-/// with `Facts::of` from the records as [`Store::write_batch`] stored them.
-#[derive(Clone, Debug, Default)]
-pub struct LoadedGames {
-    facts: Vec<OwnedFacts>,
+/// One of a busy position's best (by `top_score`, then the smaller id) or latest (by month,
+/// day, then the greater id) games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RankedGame {
+    /// The game's id.
+    pub game: i64,
+    /// The move it played here.
+    pub mv: u16,
+    /// Its bucket.
+    pub bucket: u32,
+    /// Its `top_score` (best games) or its day (latest games).
+    pub score: u64,
 }
 
-impl LoadedGames {
-    /// Adds the game stored with the next id.
-    pub fn push(&mut self, r: &GameRecord) {
-        let f = Facts::of(r.result, &r.tags, r.opening_label.as_deref());
-        self.facts.push(OwnedFacts {
-            result: f.result,
-            ratings: f.ratings,
-            date: f.date.map(str::to_string),
-            real_names: f.real_names,
-            label: f.label.map(str::to_string),
-            speed: f.speed,
-            mode: f.mode,
-            termination: f.termination,
-        });
-    }
-
-    /// Games added.
-    pub fn len(&self) -> usize {
-        self.facts.len()
-    }
-
-    /// No game added.
-    pub fn is_empty(&self) -> bool {
-        self.facts.is_empty()
-    }
-
-    fn get(&self, id: i64) -> Option<&OwnedFacts> {
-        usize::try_from(id)
-            .ok()
-            .and_then(|i| i.checked_sub(1))
-            .and_then(|i| self.facts.get(i))
-    }
+/// Everything a busy position (more than [`LIST_MAX`] games) stores beside its links, reduced
+/// by the job: each list sorted as named.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BusyPosition {
+    /// The position.
+    pub key: PositionKey,
+    /// By (move, bucket), the entry of every game (65534) included.
+    pub cells: Vec<CellRow>,
+    /// By move code.
+    pub moves: Vec<MoveTotal>,
+    /// Opening labels and their games, by label.
+    pub labels: Vec<OpeningRow>,
+    /// The best [`TOP_KEPT`] games (or all), best first.
+    pub top: Vec<RankedGame>,
+    /// The latest [`TOP_KEPT`] games (or all), latest first.
+    pub recent: Vec<RankedGame>,
+    /// The games through the position per calendar month: (month code, games, first
+    /// player's wins, draws, second player's wins), by month.
+    pub history: Vec<(u32, [u64; 4])>,
 }
 
 /// What [`Store::load_positions`] wrote.
@@ -134,21 +142,25 @@ impl Store {
 
     /// Writes the position statistics of a fresh database in one transaction from `rows`,
     /// sorted by position key (in the signed order of the table, as Spark sorts a `long`)
-    /// and then by game id, each (position, game) once. `games` are the games stored so far
-    /// (ids 1 … n), whose facts the busy positions count.
+    /// and then by game id, each (position, game) once, and `busy`: the reduced statistics
+    /// of every position with more than [`LIST_MAX`] rows, in the same key order. `games`
+    /// is how many games are stored (ids 1 … games).
     ///
     /// # Errors
     /// [`StoreError::Setting`] if the database already has position statistics,
     /// [`StoreError::Corrupt`] if the rows are not sorted, repeat a pair or name a game that
-    /// is not stored (nothing is written then), [`StoreError`] if SQLite fails or a row
-    /// does (the error of the iterator).
-    pub fn load_positions<I>(
+    /// is not stored, or a busy position's statistics are missing, out of order or do not
+    /// add up to its links (nothing is written then); [`StoreError`] if SQLite fails or a
+    /// row does (the error of the iterator).
+    pub fn load_positions<I, B>(
         &mut self,
-        games: &LoadedGames,
+        games: u64,
         rows: I,
+        busy: B,
     ) -> Result<LoadOutcome, StoreError>
     where
         I: IntoIterator<Item = Result<PositionRow, StoreError>>,
+        B: IntoIterator<Item = Result<BusyPosition, StoreError>>,
     {
         let any: i64 = self.conn.query_row(sql::ANY_RANGE, [], |r| r.get(0))?;
         if any != 0 {
@@ -165,6 +177,7 @@ impl Store {
         let mut start = i64::MIN;
         let mut group: Vec<Link> = Vec::new();
         let mut key: Option<PositionKey> = None;
+        let mut busy = busy.into_iter();
         let flush = |packer: &mut Packer, start: i64| -> Result<(), StoreError> {
             let mut replace = self.conn.prepare_cached(sql::REPLACE_RANGE)?;
             for (s, blob) in packer.rows(start) {
@@ -184,7 +197,7 @@ impl Store {
                     start = k.to_rowid();
                     packed = 0;
                 }
-                self.load_one(games, k, &group, &mut packer, &mut out)?;
+                self.load_one(games, k, &group, &mut busy, &mut packer, &mut out)?;
                 packed += 1;
                 group.clear();
             }
@@ -204,6 +217,12 @@ impl Store {
                 mv: row.mv,
             });
         }
+        if let Some(extra) = busy.next().transpose()? {
+            return Err(StoreError::Corrupt(format!(
+                "busy statistics for position {} that is not busy (or not in key order)",
+                extra.key
+            )));
+        }
         if packed > 0 {
             flush(&mut packer, start)?;
         }
@@ -211,26 +230,27 @@ impl Store {
         Ok(out)
     }
 
-    /// One position's links (sorted by id): packed quiet, or counted and stored busy.
+    /// One position's links (sorted by id): packed quiet, or stored busy with the next of
+    /// the reduced statistics.
     fn load_one(
         &self,
-        games: &LoadedGames,
+        games: u64,
         key: PositionKey,
         links: &[Link],
+        busy: &mut impl Iterator<Item = Result<BusyPosition, StoreError>>,
         packer: &mut Packer,
         out: &mut LoadOutcome,
     ) -> Result<(), StoreError> {
         out.positions += 1;
         out.links += links.len() as u64;
         for l in links {
-            if games.get(l.game).is_none() {
+            if !known_game(l.game, games) {
                 return Err(StoreError::Corrupt(format!(
-                    "position {key}: game {} is not among the {} games loaded",
-                    l.game,
-                    games.len()
+                    "position {key}: game {} is not among the {games} games loaded",
+                    l.game
                 )));
             }
-            super::links::move_from_code(l.mv).map_err(|e| {
+            move_from_code(l.mv).map_err(|e| {
                 StoreError::Corrupt(format!("position {key}, game {}: {e}", l.game))
             })?;
         }
@@ -239,33 +259,199 @@ impl Store {
             return Ok(());
         }
         out.busy += 1;
-        let facts: Vec<Facts<'_>> = links
-            .iter()
-            .filter_map(|l| games.get(l.game).map(OwnedFacts::facts))
-            .collect();
-        let counted: Vec<Counted<'_>> = links
-            .iter()
-            .zip(&facts)
-            .map(|(l, f)| Counted {
-                id: l.game,
-                facts: *f,
-                game: f.game_facts(),
-                positions: &[],
-            })
-            .collect();
-        let new: Vec<(Link, &Counted<'_>)> = links.iter().copied().zip(&counted).collect();
-        let (mut summary, mut buckets) = (Summary::default(), Buckets::default());
-        add_all(&mut summary, &mut buckets, &new)?;
+        let reduced = busy.next().transpose()?.ok_or_else(|| {
+            StoreError::Corrupt(format!(
+                "position {key} has {} games but no busy statistics",
+                links.len()
+            ))
+        })?;
+        if reduced.key != key {
+            return Err(StoreError::Corrupt(format!(
+                "busy statistics for position {} where those of position {key} ({} games) were due",
+                reduced.key,
+                links.len()
+            )));
+        }
+        let (summary, buckets) =
+            busy_blobs(&reduced, links.len() as u64, games).map_err(|why| {
+                StoreError::Corrupt(format!("busy statistics of position {key}: {why}"))
+            })?;
         self.write_busy(key, &summary, links, &buckets)?;
         packer.push_busy(key.to_rowid());
         Ok(())
     }
 }
 
+/// Whether `id` is one of the ids 1 … `games`.
+fn known_game(id: i64, games: u64) -> bool {
+    u64::try_from(id).is_ok_and(|i| (1..=games).contains(&i))
+}
+
+/// Per-code counts as the store's endings array; `None` if a code is unknown or repeated.
+fn endings_of(pairs: &[(u64, u64)]) -> Option<[u64; ENDINGS]> {
+    let mut out = [0; ENDINGS];
+    for &(code, n) in pairs {
+        let slot = out.get_mut(usize::try_from(code).ok()?)?;
+        if *slot != 0 || n == 0 {
+            return None;
+        }
+        *slot = n;
+    }
+    Some(out)
+}
+
+/// Whether `items` are strictly increasing by `less`.
+fn increasing<T>(items: &[T], less: impl Fn(&T, &T) -> bool) -> bool {
+    items.windows(2).all(|w| less(&w[0], &w[1]))
+}
+
+/// A busy position's reduced statistics as the store's summary and buckets, checked against
+/// its `links` games (of `games` stored). The error says what does not hold.
+fn busy_blobs(b: &BusyPosition, links: u64, games: u64) -> Result<(Summary, Buckets), String> {
+    if !increasing(&b.cells, |a, b| (a.mv, a.bucket) < (b.mv, b.bucket)) {
+        return Err("cells not sorted by (move, bucket)".into());
+    }
+    let mut buckets = Buckets::default();
+    for c in &b.cells {
+        if c.mv != ALL_GAMES {
+            move_from_code(c.mv).map_err(|e| e.to_string())?;
+        }
+        if c.counts.games == 0 || !known_game(c.first_game, games) {
+            return Err(format!(
+                "cell ({}, {}) is empty or names an unknown game",
+                c.mv, c.bucket
+            ));
+        }
+        let endings = endings_of(&c.endings)
+            .filter(|e| c.mv == END_OF_GAME || e.iter().all(|n| *n == 0))
+            .ok_or_else(|| format!("cell ({}, {}): bad endings", c.mv, c.bucket))?;
+        let cell = Cell {
+            bucket: c.bucket,
+            counts: c.counts,
+            first_day: c.first_day,
+            last_day: c.last_day,
+            first_game: c.first_game,
+            endings,
+        };
+        match buckets.moves.last_mut() {
+            Some((mv, cells)) if *mv == c.mv => cells.push(cell),
+            _ => buckets.moves.push((c.mv, vec![cell])),
+        }
+    }
+    let every: u64 = b
+        .cells
+        .iter()
+        .filter(|c| c.mv == ALL_GAMES)
+        .map(|c| c.counts.games)
+        .sum();
+    let moved: u64 = b.moves.iter().map(|m| m.counts.games).sum();
+    if every != links || moved != links {
+        return Err(format!(
+            "{links} links, but {every} games in the cells of every game and {moved} in the move totals"
+        ));
+    }
+    if !increasing(&b.moves, |a, b| a.mv < b.mv) {
+        return Err("move totals not sorted by move".into());
+    }
+    let mut moves = Vec::with_capacity(b.moves.len());
+    for m in &b.moves {
+        let mv = move_from_code(m.mv).map_err(|e| e.to_string())?;
+        let endings = endings_of(&m.endings)
+            .filter(|e| mv.is_none() || e.iter().all(|n| *n == 0))
+            .ok_or_else(|| format!("move {}: bad endings", m.mv))?;
+        if m.first_game.is_some_and(|g| !known_game(g, games)) {
+            return Err(format!("move {}: unknown first game", m.mv));
+        }
+        moves.push(MoveRow {
+            mv,
+            counts: m.counts,
+            first_date: m.first_date.clone(),
+            last_date: m.last_date.clone(),
+            first_game: m.first_game,
+            year_sum: m.year_sum,
+            dated: m.dated,
+            endings,
+            ..MoveRow::default()
+        });
+    }
+    if !increasing(&b.labels, |a, b| a.label < b.label) {
+        return Err("labels not sorted".into());
+    }
+    let kept = usize::try_from(links).map_or(TOP_KEPT, |n| n.min(TOP_KEPT));
+    if b.top.len() != kept || b.recent.len() != kept {
+        return Err(format!(
+            "{} best and {} latest games where {kept} are kept",
+            b.top.len(),
+            b.recent.len()
+        ));
+    }
+    let ranked = |g: &RankedGame| -> Result<(), String> {
+        move_from_code(g.mv).map_err(|e| e.to_string())?;
+        if known_game(g.game, games) {
+            Ok(())
+        } else {
+            Err(format!("unknown game {} among the best or latest", g.game))
+        }
+    };
+    let mut top = Vec::with_capacity(kept);
+    for g in &b.top {
+        ranked(g)?;
+        top.push(Best {
+            score: g.score,
+            link: Link {
+                game: g.game,
+                mv: g.mv,
+            },
+            bucket: g.bucket,
+        });
+    }
+    let mut recent = Vec::with_capacity(kept);
+    for g in &b.recent {
+        ranked(g)?;
+        recent.push(Recent {
+            link: Link {
+                game: g.game,
+                mv: g.mv,
+            },
+            bucket: g.bucket,
+            day: u8::try_from(g.score).map_err(|_| "bad day of a latest game".to_string())?,
+        });
+    }
+    if !increasing(&b.history, |a, b| a.0 < b.0) {
+        return Err("history not sorted by month".into());
+    }
+    let mut history = Vec::with_capacity(b.history.len());
+    for &(code, [games, first_wins, draws, second_wins]) in &b.history {
+        let (year, month) = calendar_month(code)
+            .ok_or_else(|| format!("history month {code} is not a calendar month"))?;
+        history.push(MonthCounts {
+            year,
+            month,
+            games,
+            first_wins,
+            draws,
+            second_wins,
+        });
+    }
+    let summary = Summary {
+        moves,
+        labels: b.labels.clone(),
+        top,
+        recent,
+        history,
+    };
+    Ok((summary, buckets))
+}
+
 /// The store's codes for a game's values, for files that carry games outside a database
 /// (`qipu emit` writes them, `qipu load` reads them back): the same codes as the `games`
 /// table.
 pub mod wire {
+    use super::super::{
+        filter::{calendar_month, year_of},
+        model::GameRecord,
+        summary::Facts,
+    };
     use crate::rules::{Move, Outcome, Variant};
 
     /// A variant's code (Xiangqi 0, Janggi 1).
@@ -297,15 +483,65 @@ pub mod wire {
     pub fn unpack_moves(blob: &[u8]) -> Option<Vec<Move>> {
         super::super::codec::unpack_moves(blob)
     }
+
+    /// What the statistics of a busy position count of a game beyond its stored values
+    /// (its result, ratings, date and label), as the store derives it (`Facts`,
+    /// `GameFacts`): the job groups and sorts by these.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct CountedFacts {
+        /// The bucket (month × 165 + rating band, speed and mode).
+        pub bucket: u32,
+        /// The month code of the date (0 = none).
+        pub month: u32,
+        /// The day of the month (0 = none).
+        pub day: u8,
+        /// The year, when the date has one.
+        pub year: Option<u32>,
+        /// `month` when it is a calendar month (the history counts only those).
+        pub history_month: Option<u32>,
+        /// The best-games order, higher = better.
+        pub top_score: u64,
+        /// How the game ended (`Termination::code`, 0 = unknown).
+        pub ending: u8,
+    }
+
+    /// The [`CountedFacts`] of a record.
+    ///
+    /// ```
+    /// use qipu::{formats::{Game, Source}, rules::Variant, store::{wire, GameRecord}};
+    /// let mut g = Game::new(Variant::Xiangqi, Source { file: "a.pgn".into(), index: 0 });
+    /// g.tags.date = Some("2021-03-09".into());
+    /// let f = wire::counted_facts(&GameRecord::from_game(&g, 40).unwrap());
+    /// assert_eq!((f.year, f.day, f.history_month), (Some(2021), 9, Some(f.month)));
+    /// ```
+    pub fn counted_facts(r: &GameRecord) -> CountedFacts {
+        let f = Facts::of(r.result, &r.tags, r.opening_label.as_deref());
+        let g = f.game_facts();
+        let month = g.month();
+        CountedFacts {
+            bucket: g.bucket,
+            month,
+            day: g.day,
+            year: year_of(month),
+            history_month: calendar_month(month).map(|_| month),
+            top_score: f.top_score(),
+            ending: f.termination.map_or(0, |t| t.code()),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
+
     use crate::{
-        formats::{facts::TimeControl, Game, MoveNode, Source},
+        formats::{
+            facts::{Speed, TimeControl},
+            Game, MoveNode, Source,
+        },
         rules::{AnyPosition, Variant},
-        store::{BucketFilter, END_OF_GAME},
+        store::{model::GameRecord, BucketFilter},
     };
 
     /// 100 games from the start: the start and the first plies are busy, later ones quiet;
@@ -367,9 +603,131 @@ mod tests {
         rows
     }
 
+    /// The job's reduce of the busy positions, done here the plain way (maps keyed as the
+    /// job groups) from the records and their ids 1, 2, ….
+    fn reduce(records: &[GameRecord]) -> Vec<BusyPosition> {
+        let rows = sorted_rows(records);
+        let mut out = Vec::new();
+        for group in rows.chunk_by(|a, b| a.key == b.key) {
+            if group.len() <= LIST_MAX {
+                continue;
+            }
+            let mut cells: BTreeMap<(u16, u32), (CellRow, BTreeMap<u64, u64>)> = BTreeMap::new();
+            let mut moves: BTreeMap<u16, (MoveTotal, BTreeMap<u64, u64>)> = BTreeMap::new();
+            let mut labels: BTreeMap<String, u64> = BTreeMap::new();
+            let mut history: BTreeMap<u32, [u64; 4]> = BTreeMap::new();
+            let mut ranked = Vec::new();
+            for row in group {
+                let r = &records[row.game as usize - 1];
+                let c = wire::counted_facts(r);
+                let ratings = [r.tags.first_rating, r.tags.second_rating];
+                for mv in [row.mv, ALL_GAMES] {
+                    let (cell, ends) = cells.entry((mv, c.bucket)).or_insert((
+                        CellRow {
+                            mv,
+                            bucket: c.bucket,
+                            first_day: c.day,
+                            last_day: c.day,
+                            first_game: row.game,
+                            ..CellRow::default()
+                        },
+                        BTreeMap::new(),
+                    ));
+                    cell.counts.add_game(r.result, ratings);
+                    if (c.day, row.game) < (cell.first_day, cell.first_game) {
+                        (cell.first_day, cell.first_game) = (c.day, row.game);
+                    }
+                    cell.last_day = cell.last_day.max(c.day);
+                    if mv == END_OF_GAME {
+                        *ends.entry(u64::from(c.ending)).or_default() += 1;
+                    }
+                }
+                let (m, ends) = moves.entry(row.mv).or_insert((
+                    MoveTotal {
+                        mv: row.mv,
+                        ..MoveTotal::default()
+                    },
+                    BTreeMap::new(),
+                ));
+                m.counts.add_game(r.result, ratings);
+                if let Some(d) = r.tags.date.clone() {
+                    let first = (m.first_date.clone(), m.first_game);
+                    if first.0.is_none() || (Some(d.clone()), Some(row.game)) < first {
+                        (m.first_date, m.first_game) = (Some(d.clone()), Some(row.game));
+                    }
+                    if m.last_date.as_ref().is_none_or(|l| d > *l) {
+                        m.last_date = Some(d);
+                    }
+                }
+                if let Some(y) = c.year {
+                    m.year_sum += u64::from(y);
+                    m.dated += 1;
+                }
+                if row.mv == END_OF_GAME {
+                    *ends.entry(u64::from(c.ending)).or_default() += 1;
+                }
+                if let Some(l) = &r.opening_label {
+                    *labels.entry(l.clone()).or_default() += 1;
+                }
+                if let Some(h) = c.history_month {
+                    let e = history.entry(h).or_default();
+                    let code = wire::result_code(r.result) as usize;
+                    e[0] += 1;
+                    if code > 0 {
+                        e[code] += 1;
+                    }
+                }
+                ranked.push((c, row.game, row.mv));
+            }
+            let game = |(c, id, mv): &(wire::CountedFacts, i64, u16), score: u64| RankedGame {
+                game: *id,
+                mv: *mv,
+                bucket: c.bucket,
+                score,
+            };
+            ranked.sort_by_key(|(c, id, _)| (std::cmp::Reverse(c.top_score), *id));
+            let top = ranked
+                .iter()
+                .take(TOP_KEPT)
+                .map(|g| game(g, g.0.top_score))
+                .collect();
+            ranked.sort_by_key(|(c, id, _)| std::cmp::Reverse((c.month, c.day, *id)));
+            let recent = ranked
+                .iter()
+                .take(TOP_KEPT)
+                .map(|g| game(g, u64::from(g.0.day)))
+                .collect();
+            let pairs = |m: BTreeMap<u64, u64>| m.into_iter().collect();
+            out.push(BusyPosition {
+                key: group[0].key,
+                cells: cells
+                    .into_values()
+                    .map(|(c, e)| CellRow {
+                        endings: pairs(e),
+                        ..c
+                    })
+                    .collect(),
+                moves: moves
+                    .into_values()
+                    .map(|(m, e)| MoveTotal {
+                        endings: pairs(e),
+                        ..m
+                    })
+                    .collect(),
+                labels: labels
+                    .into_iter()
+                    .map(|(label, games)| OpeningRow { label, games })
+                    .collect(),
+                top,
+                recent,
+                history: history.into_iter().collect(),
+            });
+        }
+        out
+    }
+
     fn bulk(records: &[GameRecord]) -> (Store, LoadOutcome) {
         let mut store = Store::open_in_memory().unwrap();
-        let mut games = LoadedGames::default();
         let bare: Vec<GameRecord> = records
             .iter()
             .map(|r| GameRecord {
@@ -378,12 +736,14 @@ mod tests {
             })
             .collect();
         store.write_batch(&bare).unwrap();
-        for r in &bare {
-            games.push(r);
-        }
         let rows = sorted_rows(records);
+        let busy = reduce(records);
         let out = store
-            .load_positions(&games, rows.into_iter().map(Ok))
+            .load_positions(
+                records.len() as u64,
+                rows.into_iter().map(Ok),
+                busy.into_iter().map(Ok),
+            )
             .unwrap();
         (store, out)
     }
@@ -419,11 +779,25 @@ mod tests {
         ];
         let mut keys: Vec<PositionKey> = sorted_rows(&records).iter().map(|r| r.key).collect();
         keys.dedup();
+        let mut busy_compared = 0;
         for key in keys {
             assert_eq!(
                 imported.lookup(key, 100).unwrap(),
                 loaded.lookup(key, 100).unwrap()
             );
+            // A busy position's blobs byte for byte.
+            let blobs = |s: &Store| -> Option<(Vec<u8>, Vec<u8>)> {
+                s.conn
+                    .query_row(
+                        "SELECT summary, buckets FROM positions WHERE key = ?1",
+                        [key.to_rowid()],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .ok()
+            };
+            let (a, b) = (blobs(&imported), blobs(&loaded));
+            busy_compared += usize::from(a.is_some());
+            assert_eq!(a, b, "{key}");
             for f in &filters {
                 assert_eq!(
                     imported.moves_filtered(key, f).unwrap(),
@@ -432,30 +806,57 @@ mod tests {
                 );
             }
         }
+        assert_eq!(busy_compared as u64, out.busy);
     }
 
     #[test]
-    fn rows_out_of_order_unknown_games_and_a_second_load_are_refused() {
+    fn rows_out_of_order_unknown_games_bad_sums_and_a_second_load_are_refused() {
         let records = records();
+        let n = records.len() as u64;
         let (mut store, _) = bulk(&records);
-        let games = LoadedGames::default();
         // The database has statistics now.
         assert!(matches!(
-            store.load_positions(&games, std::iter::empty()),
+            store.load_positions(0, std::iter::empty(), std::iter::empty()),
             Err(StoreError::Setting(_))
         ));
         let mut fresh = Store::open_in_memory().unwrap();
+        let load = |fresh: &mut Store, rows: Vec<PositionRow>, busy: Vec<BusyPosition>, games| {
+            fresh.load_positions(games, rows.into_iter().map(Ok), busy.into_iter().map(Ok))
+        };
+        let refused = |err: Result<LoadOutcome, StoreError>, why: &str| {
+            assert!(
+                matches!(&err, Err(StoreError::Corrupt(m)) if m.contains(why)),
+                "{why}: {err:?}"
+            );
+        };
         let mut rows = sorted_rows(&records);
         rows.swap(0, 1);
-        let mut loaded = LoadedGames::default();
-        for r in &records {
-            loaded.push(r);
-        }
-        let err = fresh.load_positions(&loaded, rows.into_iter().map(Ok));
-        assert!(matches!(err, Err(StoreError::Corrupt(m)) if m.contains("out of order")));
-        let rows = sorted_rows(&records);
-        let err = fresh.load_positions(&LoadedGames::default(), rows.into_iter().map(Ok));
-        assert!(matches!(err, Err(StoreError::Corrupt(m)) if m.contains("not among")));
+        refused(load(&mut fresh, rows, reduce(&records), n), "out of order");
+        refused(
+            load(&mut fresh, sorted_rows(&records), reduce(&records), 0),
+            "not among",
+        );
+        // A busy position without its sums, sums of a quiet one, sums that do not add up.
+        let busy = reduce(&records);
+        refused(
+            load(&mut fresh, sorted_rows(&records), busy[1..].to_vec(), n),
+            "were due",
+        );
+        let mut extra = busy.clone();
+        extra.push(busy[0].clone());
+        refused(
+            load(&mut fresh, sorted_rows(&records), extra, n),
+            "not busy",
+        );
+        let mut short = busy.clone();
+        short[0].cells.pop();
+        refused(load(&mut fresh, sorted_rows(&records), short, n), "links");
+        let mut few = busy.clone();
+        few[0].top.pop();
+        refused(load(&mut fresh, sorted_rows(&records), few, n), "kept");
+        let mut bad = busy.clone();
+        bad[0].cells.swap(0, 1);
+        refused(load(&mut fresh, sorted_rows(&records), bad, n), "sorted");
         // Nothing was written by the refused loads.
         assert_eq!(fresh.stats().unwrap().positions, 0);
     }

@@ -60,7 +60,7 @@ use rusqlite::{Connection, OpenFlags};
 pub use codec::{content_hash, END_OF_GAME};
 pub use filter::{band_floor, rating_band, BucketFilter, Month};
 pub use guard::{APPLICATION_ID, WAL_KEPT_BYTES};
-pub use load::{wire, LoadOutcome, LoadedGames, PositionRow};
+pub use load::{wire, BusyPosition, CellRow, LoadOutcome, MoveTotal, PositionRow, RankedGame};
 pub use model::{
     is_real_name, top_score, DbStats, GameCounts, GameRecord, GameThrough, MonthCounts, MoveRow,
     OpeningRow, Played, PlayerCounts, PlayerRow, PositionKey, PositionStats, StoredGame,
