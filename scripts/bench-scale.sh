@@ -63,7 +63,7 @@ echo "library calls on the loaded database (Store::moves_filtered, ${REPS:-200} 
 # One `qipu explore --json` process per query (a fresh process: its own page cache; the file
 # is in the OS cache after the runs above): wall time and peak RSS from /usr/bin/time, at the
 # start, ply 2 and ply 10 of the most played line (followed through `qipu explore --json`).
-echo "qipu explore processes (one process each, wall ms and peak RSS MiB from /usr/bin/time):"
+echo "qipu explore processes (one process each, the median of 3: wall ms, peak RSS MiB and user+sys CPU ms from /usr/bin/time, 10 ms resolution):"
 python3 - "$db2" <<'PY'
 import json, subprocess, sys
 db = sys.argv[1]
@@ -71,16 +71,17 @@ def run(moves, extra):
     args = ["target/release/qipu", "explore", "--db", db, "--json"] + extra
     if moves:
         args += ["--moves"] + moves
-    r = subprocess.run(["/usr/bin/time", "-f", "TIME %e %M"] + args, capture_output=True, text=True)
+    r = subprocess.run(["/usr/bin/time", "-f", "TIME %e %M %U %S"] + args, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"qipu explore failed: {r.stderr.strip()}")
-    wall, rss = r.stderr.strip().splitlines()[-1].split()[1:3]
-    return json.loads(r.stdout), float(wall) * 1000, int(rss) / 1024
+    wall, rss, user, system = r.stderr.strip().splitlines()[-1].split()[1:5]
+    return (json.loads(r.stdout), float(wall) * 1000, int(rss) / 1024,
+            (float(user) + float(system)) * 1000)
 line, at = [], {}
 for ply in range(11):
     if ply in (0, 2, 10):
         at[ply] = list(line)
-    a, _, _ = run(line, ["--top-games", "0"])
+    a = run(line, ["--top-games", "0"])[0]
     if not a["moves"]:
         break
     line.append(a["moves"][0]["move"])
@@ -89,12 +90,12 @@ filters = [("unfiltered", []), ("since 2020", ["--since", "2020"]),
            ("mode rated", ["--mode", "rated"]),
            ("all four", ["--since", "2010", "--min-rating", "1800", "--speed", "rapid,classical",
                          "--mode", "rated"])]
-print(f"{'position':<8} {'filter':<18} {'games':>9} {'wall ms':>9} {'RSS MiB':>8}")
+print(f"{'position':<8} {'filter':<18} {'games':>9} {'wall ms':>9} {'RSS MiB':>8} {'CPU ms':>7}")
 for ply, moves in at.items():
     for name, extra in filters:
         runs = [run(moves, extra) for _ in range(3)]
-        a, wall, rss = sorted(runs, key=lambda r: r[1])[1]
-        print(f"ply {ply:<4} {name:<18} {a['games']:>9} {wall:>9.1f} {rss:>8.1f}")
+        a, wall, rss, cpu = sorted(runs, key=lambda r: r[1])[1]
+        print(f"ply {ply:<4} {name:<18} {a['games']:>9} {wall:>9.1f} {rss:>8.1f} {cpu:>7.0f}")
 PY
 
 if [ "${SERVE:-1}" != 0 ] && command -v wrk >/dev/null; then

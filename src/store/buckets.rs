@@ -662,7 +662,7 @@ pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, St
             None => t = Some(x),
         };
         match part {
-            Part::Rests => walk_rests(bytes, code, matcher, |_, x| add(x))?,
+            Part::Rests => walk_rests(bytes, code, matcher, Body::Full, |_, x| add(x))?,
             Part::Months => walk_months(bytes, code, matcher, Body::Full, |c| {
                 add(Total::of_cell(&c))
             })?,
@@ -694,7 +694,9 @@ pub(super) fn total(src: &mut impl Source, matcher: &Matcher) -> Result<u64, Sto
     let mut games: u64 = 0;
     let mut add = |n: u64| games = games.saturating_add(n);
     match part {
-        Part::Rests => walk_rests_games(&bytes, matcher, add)?,
+        Part::Rests => walk_rests(&bytes, ALL_GAMES, matcher, Body::Games, |_, t| {
+            add(t.counts.games)
+        })?,
         Part::Months => walk_months(&bytes, ALL_GAMES, matcher, Body::Games, |c| {
             add(c.counts.games)
         })?,
@@ -748,6 +750,22 @@ fn walk_list(
             return Err(corrupt("bad length"));
         }
         r.skip(left)?;
+    }
+    Ok(())
+}
+
+/// Walks a whole part, a list of [`walk_list`] that nothing may follow.
+fn walk_part(
+    bytes: &[u8],
+    limit: u32,
+    passes: impl Fn(u32) -> bool,
+    skip_rest: bool,
+    f: impl FnMut(u32, &mut Reader<'_>) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut r = Reader::new(bytes, "buckets");
+    walk_list(&mut r, limit, passes, skip_rest, f)?;
+    if !r.is_empty() {
+        return Err(corrupt("trailing bytes"));
     }
     Ok(())
 }
@@ -818,10 +836,9 @@ fn walk_cells(
     body: Body,
     mut f: impl FnMut(Cell),
 ) -> Result<(), StoreError> {
-    let mut r = Reader::new(bytes, "buckets");
     let ended = mv == END_OF_GAME;
-    walk_list(
-        &mut r,
+    walk_part(
+        bytes,
         MONTH_LIMIT,
         |m| matcher.is_none_or(|x| x.month_passes(m)),
         false,
@@ -837,11 +854,7 @@ fn walk_cells(
                 },
             )
         },
-    )?;
-    if !r.is_empty() {
-        return Err(corrupt("trailing bytes"));
-    }
-    Ok(())
+    )
 }
 
 /// Walks a move's months part: each month that passes `matcher`'s dates, as a cell of rest 0
@@ -853,10 +866,9 @@ fn walk_months(
     body: Body,
     mut f: impl FnMut(Cell),
 ) -> Result<(), StoreError> {
-    let mut r = Reader::new(bytes, "buckets");
     let ended = mv == END_OF_GAME;
-    walk_list(
-        &mut r,
+    walk_part(
+        bytes,
         MONTH_LIMIT,
         |m| matcher.month_passes(m),
         body != Body::Full,
@@ -864,11 +876,7 @@ fn walk_months(
             f(read_body(r, month * PER_MONTH, ended, body)?);
             Ok(())
         },
-    )?;
-    if !r.is_empty() {
-        return Err(corrupt("trailing bytes"));
-    }
-    Ok(())
+    )
 }
 
 /// Reads a total body.
@@ -896,52 +904,37 @@ fn read_total(r: &mut Reader<'_>, ended: bool) -> Result<Total, StoreError> {
     })
 }
 
-/// Walks a move's rests part: each rest that passes `matcher`, with its sums.
+/// Walks a move's rests part: each rest that passes `matcher`, with its sums (with
+/// [`Body::Games`] its games alone, the rest of each body skipped).
 fn walk_rests(
     bytes: &[u8],
     mv: u16,
     matcher: &Matcher,
+    body: Body,
     mut f: impl FnMut(u32, Total),
 ) -> Result<(), StoreError> {
-    let mut r = Reader::new(bytes, "buckets");
     let ended = mv == END_OF_GAME;
-    walk_list(
-        &mut r,
+    walk_part(
+        bytes,
         PER_MONTH,
         |rest| matcher.rest_passes(rest),
-        false,
+        body == Body::Games,
         |rest, r| {
-            f(rest, read_total(r, ended)?);
+            let t = if body == Body::Games {
+                Total {
+                    counts: GameCounts {
+                        games: r.u64()?,
+                        ..GameCounts::default()
+                    },
+                    ..Total::default()
+                }
+            } else {
+                read_total(r, ended)?
+            };
+            f(rest, t);
             Ok(())
         },
-    )?;
-    if !r.is_empty() {
-        return Err(corrupt("trailing bytes"));
-    }
-    Ok(())
-}
-
-/// [`walk_rests`] reading only the games of each rest that passes.
-fn walk_rests_games(
-    bytes: &[u8],
-    matcher: &Matcher,
-    mut f: impl FnMut(u64),
-) -> Result<(), StoreError> {
-    let mut r = Reader::new(bytes, "buckets");
-    walk_list(
-        &mut r,
-        PER_MONTH,
-        |rest| matcher.rest_passes(rest),
-        true,
-        |_, r| {
-            f(r.u64()?);
-            Ok(())
-        },
-    )?;
-    if !r.is_empty() {
-        return Err(corrupt("trailing bytes"));
-    }
-    Ok(())
+    )
 }
 
 #[cfg(test)]

@@ -148,16 +148,18 @@ pub(super) fn check_read_only(conn: &Connection) -> Result<(), StoreError> {
 }
 
 impl Store {
+    /// Every busy position's key (as its rowid), in key order.
+    fn busy_keys(&self) -> Result<Vec<i64>, StoreError> {
+        let mut stmt = self.conn.prepare(sql::BUSY_KEYS)?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Rewrites every busy position's summary and buckets in the current formats, counted
     /// again from its links and the stored games (a migration's Rust step, in the caller's
     /// transaction; the links and the range rows stay as they are).
     pub(super) fn rebuild_busy(&self) -> Result<(), StoreError> {
-        let keys: Vec<i64> = {
-            let mut stmt = self.conn.prepare(sql::BUSY_KEYS)?;
-            let rows = stmt.query_map([], |r| r.get(0))?;
-            rows.collect::<Result<_, _>>()?
-        };
-        for rowid in keys {
+        for rowid in self.busy_keys()? {
             let key = PositionKey::from_rowid(rowid);
             let row = self.busy_row_links(key)?;
             let (summary, games) = self.summarize(&row)?;
@@ -178,12 +180,7 @@ impl Store {
     /// Rewrites every busy position's buckets in the current format from the cells it holds
     /// (a migration's Rust step, in the caller's transaction; nothing is counted again).
     pub(super) fn reencode_buckets(&self) -> Result<(), StoreError> {
-        let keys: Vec<i64> = {
-            let mut stmt = self.conn.prepare(sql::BUSY_KEYS)?;
-            let rows = stmt.query_map([], |r| r.get(0))?;
-            rows.collect::<Result<_, _>>()?
-        };
-        for rowid in keys {
+        for rowid in self.busy_keys()? {
             let key = PositionKey::from_rowid(rowid);
             let blob: Option<Vec<u8>> = self
                 .conn

@@ -322,13 +322,7 @@ impl Summary {
 
     /// The inverse of [`Summary::encode`].
     pub(super) fn decode(bytes: &[u8]) -> Result<Summary, StoreError> {
-        let mut r = Reader::new(bytes, "summary");
-        let format = r.u64()?;
-        if format != SUMMARY_FORMAT {
-            return Err(StoreError::Corrupt(format!(
-                "summary blob: unknown format {format}"
-            )));
-        }
+        let mut r = reader(bytes)?;
         let n: usize = r.int()?;
         let mut moves = Vec::with_capacity(n.min(1024));
         for _ in 0..n {
@@ -401,6 +395,18 @@ impl Summary {
     }
 }
 
+/// A reader of a summary blob past its format number, which must be this build's.
+fn reader(bytes: &[u8]) -> Result<Reader<'_>, StoreError> {
+    let mut r = Reader::new(bytes, "summary");
+    let format = r.u64()?;
+    if format != SUMMARY_FORMAT {
+        return Err(StoreError::Corrupt(format!(
+            "summary blob: unknown format {format}"
+        )));
+    }
+    Ok(r)
+}
+
 /// Reads one move row of a summary blob.
 fn read_move_row(r: &mut Reader<'_>) -> Result<MoveRow, StoreError> {
     let mv = move_from_code(r.int()?)?;
@@ -441,13 +447,7 @@ fn read_move_row(r: &mut Reader<'_>) -> Result<MoveRow, StoreError> {
 /// The games of a summary blob (every move row's, the games that ended here included), read
 /// from its move rows alone.
 pub(super) fn games(bytes: &[u8]) -> Result<u64, StoreError> {
-    let mut r = Reader::new(bytes, "summary");
-    let format = r.u64()?;
-    if format != SUMMARY_FORMAT {
-        return Err(StoreError::Corrupt(format!(
-            "summary blob: unknown format {format}"
-        )));
-    }
+    let mut r = reader(bytes)?;
     let n: usize = r.int()?;
     let mut games: u64 = 0;
     for _ in 0..n {
