@@ -9,7 +9,7 @@
 //! No SQL here.
 //!
 //! Frozen layout (format 3; any change is a new format number; format 2 is still decoded, for
-//! the migration of schema 10, which re-encodes it):
+//! the migration of schema 9, which re-encodes it):
 //!
 //! ```text
 //! buckets   = varint 3 (format), varint d, directory (d bytes),
@@ -64,7 +64,7 @@ use super::{
 };
 
 const BUCKETS_FORMAT: u64 = 3;
-/// The format the migration of schema 10 re-encodes.
+/// The format the migration of schema 9 re-encodes.
 const OLD_FORMAT: u64 = 2;
 
 /// The move code of the entry that counts every game through the position.

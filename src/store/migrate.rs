@@ -76,8 +76,8 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         then: Some(Store::rebuild_busy),
     },
     Migration {
-        name: "010_bucket_parts",
-        sql: include_str!("../../schema/010_bucket_parts.sql"),
+        name: "009_bucket_parts",
+        sql: include_str!("../../schema/009_bucket_parts.sql"),
         then: Some(Store::reencode_buckets),
     },
 ];

@@ -1,4 +1,4 @@
--- qipu database, schema version 10 (numbered 010): the buckets blob of a busy position gets
+-- qipu database, schema version 9: the buckets blob of a busy position gets
 -- a directory and, per move, its sums with the months collapsed (per band × speed × mode) and
 -- with those collapsed (per month) beside its cells (buckets format 3), so that a filter
 -- without dates, or of dates alone, reads a few hundred sums instead of every cell, and the
