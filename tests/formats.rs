@@ -200,8 +200,8 @@ fn janggi_pgn_pychess() {
 }
 
 /// Cuts a PGN text at every game boundary `chunk_starts` allows, reads each chunk alone and
-/// checks that together they are exactly the games of the whole text. Returns the number of
-/// chunks.
+/// checks that together they are exactly the games of the whole text (byte offsets too).
+/// Returns the number of chunks.
 pub fn cut_anywhere_reads_the_same(name: &str, text: &str) -> usize {
     let whole: Vec<Game> = pgn::read_pgn(name, text, Variant::Xiangqi)
         .into_iter()
@@ -218,6 +218,8 @@ pub fn cut_anywhere_reads_the_same(name: &str, text: &str) -> usize {
         for g in pgn::read_pgn(name, &text[start..end], Variant::Xiangqi) {
             let mut g = g.unwrap();
             g.source.index = joined.len();
+            // Offsets count from the chunk's start: moved to the whole text's, they must agree.
+            g.offset = g.offset.map(|o| o + u32::try_from(start).unwrap());
             joined.push(g);
         }
     }

@@ -161,6 +161,7 @@ pub fn read_dump(file: &str, text: &str) -> Vec<Result<Game, GameError>> {
         }
         let mut words = line.words;
         let mut game = Game::new(variant, source);
+        game.offset = u32::try_from(at).ok();
         if let Some(id) = line.id.filter(|id| !id.is_empty()) {
             game.tags.raw.push(("GameId".to_string(), id.to_string()));
         }

@@ -109,6 +109,10 @@ pub struct Game {
     pub rank_base: Option<RankBase>,
     /// Where it came from.
     pub source: Source,
+    /// For text records: the byte offset in the file's decoded text where the game starts
+    /// (its first tag, or its line), carried into the errors of its replay. `None` for
+    /// binary records.
+    pub offset: Option<u32>,
 }
 
 impl Game {
@@ -122,6 +126,7 @@ impl Game {
             comment: None,
             rank_base: None,
             source,
+            offset: None,
         }
     }
 }

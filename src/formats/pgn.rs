@@ -85,8 +85,11 @@ struct Lexer<'a> {
     /// Skipping text after a result until the next tag line.
     skipping: bool,
     peeked: Option<Token<'a>>,
-    /// Where the peeked token's text starts (white space before it skipped).
+    /// Where the peeked token's text starts (white space, and text skipped after a result,
+    /// before it passed over).
     peeked_at: usize,
+    /// Where the token [`Lexer::lex`] returned last starts.
+    token_at: usize,
 }
 
 /// Where the word at the start of `rest` ends: at whitespace or a character that starts
@@ -151,6 +154,7 @@ impl<'a> Lexer<'a> {
             skipping: false,
             peeked: None,
             peeked_at: 0,
+            token_at: 0,
         }
     }
 
@@ -160,8 +164,8 @@ impl<'a> Lexer<'a> {
 
     fn peek(&mut self) -> Option<&Token<'a>> {
         if self.peeked.is_none() {
-            self.peeked_at = self.at();
             self.peeked = self.lex();
+            self.peeked_at = self.token_at;
         }
         self.peeked.as_ref()
     }
@@ -218,6 +222,7 @@ impl<'a> Lexer<'a> {
                 self.pos += c.len_utf8();
                 continue;
             }
+            self.token_at = self.pos;
             if self.line_start && c == '[' {
                 if let Some(tag) = self.tag_line() {
                     self.skipping = false;
@@ -424,6 +429,9 @@ fn read_game(
     index: usize,
     default: Variant,
 ) -> Option<Result<Game, GameError>> {
+    // The game starts at its first token (text skipped after the previous result is not
+    // part of it), wherever the text was cut into chunks.
+    lexer.peek();
     let game_start = lexer.at();
     let mut raw = Vec::new();
     while let Some(Token::Tag(..)) = lexer.peek() {
@@ -467,6 +475,7 @@ fn read_game(
     );
     game.start_fen = fen;
     game.tags = tags::normalise(raw);
+    game.offset = u32::try_from(game_start).ok();
     Some(match read_movetext(lexer, &mut game) {
         Ok(()) => Ok(game),
         Err((ply, reason)) => Err(GameError {

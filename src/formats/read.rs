@@ -132,11 +132,20 @@ impl Chunk {
 pub trait Placed {
     /// Where it was read.
     fn source_mut(&mut self) -> &mut Source;
+
+    /// Its byte offset in the decoded text, if it keeps one (a game read, not a record).
+    fn offset_mut(&mut self) -> Option<&mut Option<u32>> {
+        None
+    }
 }
 
 impl Placed for Game {
     fn source_mut(&mut self) -> &mut Source {
         &mut self.source
+    }
+
+    fn offset_mut(&mut self) -> Option<&mut Option<u32>> {
+        Some(&mut self.offset)
     }
 }
 
@@ -164,8 +173,8 @@ pub struct GameNumbers {
 
 impl GameNumbers {
     /// Renumbers what reading a chunk gave (games and game errors, counted from 0 within the
-    /// chunk) within its file, and moves errors' byte offsets from the chunk's text to the
-    /// file's. Chunks must come in order.
+    /// chunk) within its file, and moves byte offsets (of errors, and of games that keep
+    /// one) from the chunk's text to the file's. Chunks must come in order.
     pub fn place<T: Placed>(&mut self, chunk: &Chunk, items: &mut [Result<T, GameError>]) {
         if chunk.part == 0 || chunk.file != self.file {
             self.file.clone_from(&chunk.file);
@@ -173,13 +182,17 @@ impl GameNumbers {
         }
         let offset = self.next;
         let text_start = chunk.text_start();
+        let in_file = |o: u32| u32::try_from(text_start).ok()?.checked_add(o);
         for item in items.iter_mut() {
             let index = match item {
-                Ok(g) => Some(&mut g.source_mut().index),
+                Ok(g) => {
+                    if let Some(o) = g.offset_mut() {
+                        *o = o.and_then(in_file);
+                    }
+                    Some(&mut g.source_mut().index)
+                }
                 Err(e) => {
-                    e.offset = e
-                        .offset
-                        .and_then(|o| u32::try_from(text_start).ok()?.checked_add(o));
+                    e.offset = e.offset.and_then(in_file);
                     e.game.as_mut()
                 }
             };

@@ -29,8 +29,15 @@ pub struct Replay {
 ///
 /// # Errors
 /// [`GameError`] naming the file, game, ply and token of the first move that cannot be read
-/// or is not legal, or the bad start position.
+/// or is not legal, or the bad start position, and for text records the game's byte offset.
 pub fn replay(game: &Game) -> Result<Replay, GameError> {
+    replay_moves(game).map_err(|e| GameError {
+        offset: e.offset.or(game.offset),
+        ..e
+    })
+}
+
+fn replay_moves(game: &Game) -> Result<Replay, GameError> {
     if let Some((_, scheme)) = game
         .tags
         .raw

@@ -134,6 +134,26 @@ fn folder_walk_skips_by_kind_but_reports_records() {
     assert_eq!(got.iter().filter(|g| g.is_ok()).count(), 1);
 }
 
+/// `qipu import PGN --db DB --report REPORT`, which must exit 1 (some games rejected);
+/// returns its standard error.
+fn import_rejecting(
+    pgn: &std::path::Path,
+    db: &std::path::Path,
+    report: &std::path::Path,
+) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_qipu"))
+        .arg("import")
+        .arg(pgn)
+        .arg("--db")
+        .arg(db)
+        .arg("--report")
+        .arg(report)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 #[test]
 fn import_report_has_kinds_and_numbers_games_from_one() {
     let dir = tempfile::tempdir().unwrap();
@@ -144,15 +164,7 @@ fn import_report_has_kinds_and_numbers_games_from_one() {
     )
     .unwrap();
     let report = dir.path().join("report.csv");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_qipu"))
-        .args(["import", pgn.to_str().unwrap(), "--db"])
-        .arg(dir.path().join("k.db"))
-        .arg("--report")
-        .arg(&report)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = import_rejecting(&pgn, &dir.path().join("k.db"), &report);
     assert!(stderr.contains("game 2, ply 2 `h2h9`"), "{stderr}");
     let mut r = csv::Reader::from_path(&report).unwrap();
     assert_eq!(
@@ -182,4 +194,73 @@ fn import_report_has_kinds_and_numbers_games_from_one() {
             ("3", "2", "zz", "unreadable_move", "cannot read move `zz`"),
         ]
     );
+}
+
+/// A real record with an illegal move (`ccpd-illegal-move.pgn`, ply 18 `士４進５`): its replay
+/// error names the file, game, ply, token and the game's byte offset; the import report fills
+/// the `offset` column, also when the game sits far into a large PGN cut into chunks.
+#[test]
+fn replay_errors_of_a_real_record_carry_its_byte_offset() {
+    let fixture = crate::common::fixture("errors/ccpd-illegal-move.pgn");
+    let games: Vec<_> = read_path(&fixture).collect();
+    assert_eq!(games.len(), 1);
+    let e = qipu::formats::replay(games[0].as_ref().unwrap()).unwrap_err();
+    assert_eq!((e.game, e.ply), (Some(0), Some(18)));
+    assert_eq!(e.token.as_deref(), Some("士４進５"));
+    assert_eq!(e.kind.name(), "illegal_move");
+    assert_eq!(e.offset, Some(0), "the only game starts the file");
+    assert!(e.to_string().contains("(at byte 0 of the text)"), "{e}");
+
+    // The same game behind 2,000 real games of the sample (decoded here from Big5 with
+    // encoding_rs, not with qipu's decoder), in one UTF-8 PGN of several chunks, then one
+    // more game.
+    let big5 = |p: &std::path::Path| {
+        let bytes = std::fs::read(p).unwrap();
+        let (text, _, bad) = encoding_rs::BIG5.decode(&bytes);
+        assert!(!bad, "{}", p.display());
+        text.into_owned()
+    };
+    let sample = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/ccpd/Dataset/對局/大師對局/以賽事分類/亞洲杯/00000001.pgn");
+    let good = big5(&sample);
+    let mut text = String::new();
+    let n = 2_000;
+    for _ in 0..n {
+        text.push_str(&good);
+        text.push('\n');
+    }
+    let bad_at = text.len();
+    text.push_str(&big5(&fixture));
+    text.push('\n');
+    text.push_str(&good);
+    assert!(text.len() > 2 * qipu::formats::PGN_CHUNK_BYTES);
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("big.pgn");
+    std::fs::write(&pgn, &text).unwrap();
+    assert!(qipu::formats::chunks(&pgn).count() > 1);
+    let report = dir.path().join("report.csv");
+    let stderr = import_rejecting(&pgn, &dir.path().join("big.db"), &report);
+    let said = format!("game {}, ply 18 `士４進５`", n + 1);
+    assert!(stderr.contains(&said), "{stderr}");
+    assert!(
+        stderr.contains(&format!("(at byte {bad_at} of the text)")),
+        "{stderr}"
+    );
+    let mut r = csv::Reader::from_path(&report).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let row: Vec<&str> = rows[0].iter().collect();
+    let game = (n + 1).to_string();
+    let offset = bad_at.to_string();
+    assert_eq!(
+        (row[1], row[2], row[3], row[4], row[6]),
+        (
+            game.as_str(),
+            "18",
+            "士４進５",
+            "illegal_move",
+            offset.as_str()
+        )
+    );
+    assert!(text[bad_at..].starts_with("[Game \"Chinese Chess\"]"));
 }
