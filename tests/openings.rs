@@ -223,7 +223,7 @@ fn an_empty_answer_says_why() {
         max_ply: 4,
         ..ImportOptions::default()
     };
-    import_pieces(&mut store, pieces(&data), &options, |_| {}).unwrap();
+    import_chunks(&mut store, chunks(&data), &options, |_| {}).unwrap();
     let line = ["h2e2", "h9g7", "h0g2", "b9c7", "i0h0", "i9h9"];
     // The positions of the first 4 plies (0 to 3) are indexed, the one after them is not.
     assert_eq!(why(&store, &line[..3], Filter::default()), None);
