@@ -535,6 +535,59 @@ impl Buckets {
     }
 }
 
+impl Buckets {
+    /// Counts a game again with other facts: `old` taken off the cells of its move `mv`
+    /// (and of [`ALL_GAMES`]) and `new` counted in its place, as if the game `id` had been
+    /// counted with `new` from the start (the delta of a richer copy, `store::copies`).
+    /// Returns `false` when the cells alone cannot tell the answer: the game held a cell's
+    /// first (day, id) or its last day (above 0) and `new` goes to another bucket or does
+    /// not put back a day as early (as late). The buckets must then be counted again from
+    /// the games and these are not to be stored.
+    pub(super) fn replace(&mut self, mv: u16, id: i64, old: &GameFacts, new: &GameFacts) -> bool {
+        for code in [mv, ALL_GAMES] {
+            let Ok(i) = self.moves.binary_search_by_key(&code, |m| m.0) else {
+                return false;
+            };
+            let cells = &mut self.moves[i].1;
+            let Ok(j) = cells.binary_search_by_key(&old.bucket, |c| c.bucket) else {
+                return false;
+            };
+            let c = &mut cells[j];
+            if !c.counts.remove_game(old.result, old.ratings) {
+                return false;
+            }
+            if code == END_OF_GAME {
+                let slot = &mut c.endings[old.termination.map_or(0, |t| usize::from(t.code()))];
+                let Some(left) = slot.checked_sub(1) else {
+                    return false;
+                };
+                *slot = left;
+            }
+            if c.counts.games == 0 {
+                cells.remove(j);
+                continue;
+            }
+            let same = new.bucket == old.bucket;
+            if (old.day, id) == (c.first_day, c.first_game) {
+                if !(same && new.day <= old.day) {
+                    return false;
+                }
+                // Cleared: the game counted next is the first.
+                (c.first_day, c.first_game) = (u8::MAX, i64::MAX);
+            }
+            // A last day of 0 is every game's of the cell: it stays.
+            if old.day == c.last_day && old.day > 0 {
+                if !(same && new.day >= old.day) {
+                    return false;
+                }
+                c.last_day = 0;
+            }
+        }
+        self.add(vec![(mv, id, *new)]);
+        true
+    }
+}
+
 /// What [`sum`] counts of a blob: the moves' rows and the position's history.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Summed {

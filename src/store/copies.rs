@@ -28,13 +28,15 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::{
     buckets::Buckets,
-    codec::{content_hash, result_code, StableHasher},
+    codec::{content_hash, result_code, StableHasher, END_OF_GAME},
     game_facts::GameFacts,
+    links::move_code,
     model::{is_real_name, GameRecord, PositionKey},
     players::Players,
     ranges::Entry,
+    read::Through,
     sql,
-    summary::Facts,
+    summary::{Facts, Summary},
     Store, StoreError,
 };
 use crate::{
@@ -217,6 +219,30 @@ pub fn header_hash(t: &Tags) -> u64 {
     h.finish()
 }
 
+/// Whether two sets of facts count the same in every statistic and rank a game alike among
+/// the best games (then a richer copy changes no position's sums).
+fn same_counts(a: &Facts<'_>, b: &Facts<'_>) -> bool {
+    (
+        a.result,
+        a.real_names,
+        a.ratings,
+        a.date,
+        a.label,
+        a.speed,
+        a.mode,
+        a.termination,
+    ) == (
+        b.result,
+        b.real_names,
+        b.ratings,
+        b.date,
+        b.label,
+        b.speed,
+        b.mode,
+        b.termination,
+    )
+}
+
 /// Where a copy ranks among the copies of its game: (richness, content hash, header hash).
 type Rank = (u32, u64, u64);
 
@@ -337,24 +363,90 @@ pub(super) fn plan(conn: &Connection, records: &[GameRecord]) -> Result<Vec<Mark
 
 impl Store {
     /// The stored games take the metadata of their richer copies ([`Store::take_copy`]),
-    /// then the busy positions they went through are counted again. Runs in the batch's
-    /// transaction, after its new games are counted.
-    pub(super) fn take_copies(&self, richer: &[Richer<'_>]) -> Result<(), StoreError> {
-        let mut keys = Vec::new();
+    /// then the busy positions they went through count them with their new facts: a delta
+    /// (the old facts taken off and the new ones counted, [`Summary::replace`] and
+    /// [`Buckets::replace`]) that reads no other game, each position's row once; only a
+    /// position whose sums cannot tell the answer alone is counted again from all its games
+    /// ([`Store::recount_busy`]). Runs in the batch's transaction, after its new games are
+    /// counted. Returns (busy positions changed by a delta, busy positions counted again).
+    pub(super) fn take_copies(&self, richer: &[Richer<'_>]) -> Result<(u64, u64), StoreError> {
+        // Each changed game's facts before and after, and the positions it went through.
+        let mut changed: Vec<(i64, Through, Through)> = Vec::new();
+        let mut touches: Vec<(PositionKey, u16, usize)> = Vec::new();
         for (id, r, mark, source) in richer {
-            if self.take_copy(*id, r, mark, *source)? {
-                keys.extend(r.positions.iter().map(|p| p.0));
+            let before = self.through(*id, END_OF_GAME)?;
+            if !self.take_copy(*id, r, mark, *source)? {
+                continue;
+            }
+            let after = self.through(*id, END_OF_GAME)?;
+            if same_counts(&before.facts(), &after.facts()) {
+                continue;
+            }
+            let n = changed.len();
+            changed.push((*id, before, after));
+            touches.extend(r.positions.iter().map(|&(key, mv)| (key, move_code(mv), n)));
+        }
+        touches.sort_unstable_by_key(|t| (t.0, t.2));
+        let (mut delta, mut again) = (0, 0);
+        for group in touches.chunk_by(|a, b| a.0 == b.0) {
+            let key = group[0].0;
+            if !matches!(self.entry(key)?, Some(Entry::Busy)) {
+                continue;
+            }
+            if self.replace_in_busy(key, group, &changed)? {
+                delta += 1;
+            } else {
+                self.recount_busy(key)?;
+                again += 1;
             }
         }
-        self.recount_busy(&mut keys)
+        Ok((delta, again))
+    }
+
+    /// Applies the changed games' deltas to one busy position's summary and buckets and
+    /// stores them; `false`, storing nothing, when one of them cannot be applied exactly.
+    fn replace_in_busy(
+        &self,
+        key: PositionKey,
+        touches: &[(PositionKey, u16, usize)],
+        changed: &[(i64, Through, Through)],
+    ) -> Result<bool, StoreError> {
+        let (summary, buckets): (Option<Vec<u8>>, Option<Vec<u8>>) = self
+            .conn
+            .prepare_cached(sql::BUSY_SUMMARY_BUCKETS)?
+            .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let (Some(summary), Some(buckets)) = (summary, buckets) else {
+            return Ok(false);
+        };
+        let at = |e| super::read::at_position(key, e);
+        let mut summary = Summary::decode(&summary).map_err(at)?;
+        let mut buckets = Buckets::decode(&buckets).map_err(at)?;
+        for &(_, mv, i) in touches {
+            let (id, before, after) = &changed[i];
+            let (old, new) = (before.facts(), after.facts());
+            let (old_game, new_game) = (old.game_facts(), new.game_facts());
+            if !summary.replace(*id, mv, (&old, &old_game), (&new, &new_game))?
+                || !buckets.replace(mv, *id, &old_game, &new_game)
+            {
+                return Ok(false);
+            }
+        }
+        self.conn
+            .prepare_cached(sql::UPDATE_BUSY_BLOBS)?
+            .execute(rusqlite::params![
+                key.to_rowid(),
+                summary.encode(),
+                buckets.encode()
+            ])?;
+        Ok(true)
     }
 
     /// The stored game `id` takes the metadata of a richer copy (its hash, source, header,
     /// facts, richness and start FEN text; its moves and start position are the same), and
     /// the player index follows. Returns
     /// `false`, changing nothing, if another stored game already has the copy's content
-    /// hash. The busy positions it went through must then be re-counted
-    /// ([`Store::recount_busy`]) once the batch's games are in.
+    /// hash. The busy positions it went through must then count its new facts
+    /// ([`Store::take_copies`]) once the batch's games are in.
     pub(super) fn take_copy(
         &self,
         id: i64,
@@ -465,29 +557,21 @@ impl Store {
         Ok(())
     }
 
-    /// Counts the summaries and buckets of these positions again from their games, for the
-    /// busy ones (a quiet position keeps no sums: it is counted from its games when asked).
-    /// Each key once, in the caller's transaction.
-    pub(super) fn recount_busy(&self, keys: &mut Vec<PositionKey>) -> Result<(), StoreError> {
-        keys.sort_unstable();
-        keys.dedup();
-        for &key in keys.iter() {
-            if !matches!(self.entry(key)?, Some(Entry::Busy)) {
-                continue;
-            }
-            let row = self.busy_row(key)?;
-            let (summary, games) = self.summarize(&row.links)?;
-            let facts: Vec<(u16, i64, GameFacts)> = row
-                .links
-                .iter()
-                .zip(&games)
-                .map(|(l, g)| (l.mv, l.game, g.facts().game_facts()))
-                .collect();
-            let mut buckets = Buckets::default();
-            buckets.add(facts);
-            self.write_busy(key, &summary, &row.links, &buckets)?;
-        }
-        Ok(())
+    /// Counts a busy position's summary and buckets again from all its games (a quiet
+    /// position keeps no sums: it is counted from its games when asked), in the caller's
+    /// transaction.
+    pub(super) fn recount_busy(&self, key: PositionKey) -> Result<(), StoreError> {
+        let row = self.busy_row(key)?;
+        let (summary, games) = self.summarize(&row.links)?;
+        let facts: Vec<(u16, i64, GameFacts)> = row
+            .links
+            .iter()
+            .zip(&games)
+            .map(|(l, g)| (l.mv, l.game, g.facts().game_facts()))
+            .collect();
+        let mut buckets = Buckets::default();
+        buckets.add(facts);
+        self.write_busy(key, &summary, &row.links, &buckets)
     }
 
     /// The schema-6 step: every stored game gets its identity, richness and content hash
@@ -558,6 +642,108 @@ mod tests {
         assert!(better((5, 2, 0), (5, 2, 1)));
         assert!(!better((5, 2, 3), (5, 2, 3)));
         assert!(!better((4, 0, 0), (5, 9, 9)));
+    }
+
+    /// Every busy position's summary and buckets, by key.
+    fn busy_blobs(store: &Store) -> Vec<(i64, Vec<u8>, Vec<u8>)> {
+        let mut stmt = store
+            .conn
+            .prepare("SELECT key, summary, buckets FROM positions ORDER BY key")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    /// Richer copies arriving after their games (new facts: a date where there was none, a
+    /// full date for a year, ratings, an ECCO code only) change the busy positions' sums by
+    /// a delta; the result is byte for byte what counting every game again gives.
+    #[test]
+    fn a_late_richer_copy_changes_the_sums_as_a_recount_would() {
+        let zip = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/wukong/Hu_Ronghua_1391_UCI_games.pgn.zip");
+        let games: Vec<crate::formats::Game> = crate::formats::read_path(&zip)
+            .filter_map(Result::ok)
+            .filter(|g| g.moves.len() >= LONG_GAME)
+            .take(300)
+            .collect();
+        assert_eq!(games.len(), 300);
+        let (mut poor, mut rich) = (Vec::new(), Vec::new());
+        for (i, g) in games.iter().enumerate() {
+            let mut r = g.clone();
+            r.tags.first = Some(format!("甲{i}"));
+            r.tags.second = Some(format!("乙{i}"));
+            r.tags.date = Some(format!(
+                "19{:02}-{:02}-{:02}",
+                90 + i % 3,
+                1 + i % 2,
+                1 + i % 28
+            ));
+            r.tags.ecco = Some(format!("A{:02}", i % 7));
+            let mut p = g.clone();
+            p.tags.first = None;
+            p.tags.second = None;
+            p.tags.ecco = None;
+            match i % 4 {
+                // No date nor ratings, another code: the copy moves the game to other
+                // buckets and another opening label.
+                0 => {
+                    r.tags.first_rating = Some(2000 + 10 * (i as u32 % 50));
+                    p.tags.ecco = Some("B10".into());
+                }
+                // The same date and ratings: only the opening label changes.
+                1 => p.tags.date = r.tags.date.clone(),
+                // A year for the full date: another month, another day.
+                2 => p.tags.date = r.tags.date.as_ref().map(|d| d[..4].to_string()),
+                // Another day of the same month: the same buckets, other days.
+                _ => {
+                    p.tags.date = r
+                        .tags
+                        .date
+                        .as_ref()
+                        .map(|d| format!("{}-{:02}", &d[..7], 1 + (i * 7) % 28))
+                }
+            }
+            if i % 4 != 0 {
+                p.tags.first_rating = r.tags.first_rating;
+            }
+            rich.push(GameRecord::from_game(&r, 40).unwrap());
+            poor.push(GameRecord::from_game(&p, 40).unwrap());
+        }
+        let mut store = Store::open_in_memory().unwrap();
+        for batch in poor.chunks(120) {
+            store.write_batch(batch).unwrap();
+        }
+        let (mut deltas, mut recounts) = (0, 0);
+        // The rich copies in later batches of a few (a late copy is rare in a batch), of
+        // one kind each, the latest games first (the earliest game of a cell leaving it
+        // takes the cell's first game with it: those are counted again).
+        let rich: Vec<GameRecord> = (0..4)
+            .flat_map(|k| rich.iter().skip(k).step_by(4).rev().cloned())
+            .collect();
+        for (b, batch) in rich.chunks(4).enumerate() {
+            let out = store.write_batch(batch).unwrap();
+            assert_eq!(out.merged, batch.len() as u64);
+            deltas += out.copy_deltas;
+            recounts += out.copy_recounts;
+            // After every batch (a later recount would hide a wrong delta).
+            let got = busy_blobs(&store);
+            assert!(got.len() > 3, "{} busy positions", got.len());
+            store.rebuild_busy().unwrap();
+            let want = busy_blobs(&store);
+            assert_eq!(got.len(), want.len());
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!(g.0, w.0);
+                assert!(g.1 == w.1, "batch {b}, position {}: summary differs", g.0);
+                assert!(g.2 == w.2, "batch {b}, position {}: buckets differ", g.0);
+            }
+        }
+        eprintln!("busy positions: {deltas} by delta, {recounts} counted again");
+        assert!(
+            deltas > 0 && recounts > 0,
+            "{deltas} deltas, {recounts} recounts"
+        );
     }
 
     #[test]

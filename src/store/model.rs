@@ -209,6 +209,38 @@ impl MoveRow {
         }
     }
 
+    /// Takes a counted game off the row (the inverse of [`MoveRow::count`]), before it is
+    /// counted again with other facts (a richer copy's, see `store::copies`). The sums lose
+    /// it exactly; the first and last dates are a minimum and a maximum, so when the game
+    /// held one of them it is cleared and reported lost, `(first, last)`: only a game
+    /// counted next with a date as early (as late) gives the row an exact one again.
+    /// Returns `None`, the row then unusable, if the row cannot have counted this game.
+    pub(super) fn uncount(&mut self, g: &Played<'_>) -> Option<(bool, bool)> {
+        if !self.counts.remove_game(g.result, g.ratings) {
+            return None;
+        }
+        if let Some(y) = g.year {
+            self.year_sum = self.year_sum.checked_sub(u64::from(y))?;
+            self.dated = self.dated.checked_sub(1)?;
+        }
+        if self.mv.is_none() {
+            let slot = &mut self.endings[g.termination.map_or(0, |t| usize::from(t.code()))];
+            *slot = slot.checked_sub(1)?;
+        }
+        let Some(d) = g.date else {
+            return Some((false, false));
+        };
+        let first = self.first_date.as_deref() == Some(d) && self.first_game == Some(g.id);
+        if first {
+            (self.first_date, self.first_game) = (None, None);
+        }
+        let last = self.last_date.as_deref() == Some(d);
+        if last {
+            self.last_date = None;
+        }
+        Some((first, last))
+    }
+
     /// Adds another row's games (same move, or a transposition or mirror of it).
     pub fn merge(&mut self, other: &MoveRow) {
         self.counts.merge(&other.counts);
@@ -318,6 +350,25 @@ impl MonthCounts {
         self.first_wins += c.first_wins;
         self.draws += c.draws;
         self.second_wins += c.second_wins;
+    }
+
+    /// Takes games by result off again (the inverse of [`MonthCounts::add`]); `false`,
+    /// changing nothing, if these counts do not hold them.
+    pub(super) fn remove(&mut self, c: &GameCounts) -> bool {
+        let left = (|| {
+            Some([
+                self.games.checked_sub(c.games)?,
+                self.first_wins.checked_sub(c.first_wins)?,
+                self.draws.checked_sub(c.draws)?,
+                self.second_wins.checked_sub(c.second_wins)?,
+            ])
+        })();
+        let Some([games, first_wins, draws, second_wins]) = left else {
+            return false;
+        };
+        (self.games, self.first_wins, self.draws, self.second_wins) =
+            (games, first_wins, draws, second_wins);
+        true
     }
 }
 
@@ -516,6 +567,37 @@ impl GameCounts {
         if let Some(r) = ratings[0] {
             self.first_rating_sum += u64::from(r);
             self.first_rating_count += 1;
+        }
+    }
+
+    /// Takes one game counted by [`GameCounts::add_game`] off again; `false`, changing
+    /// nothing, if the counts cannot hold such a game.
+    pub(super) fn remove_game(
+        &mut self,
+        result: Option<Outcome>,
+        ratings: [Option<u32>; 2],
+    ) -> bool {
+        let mut one = GameCounts::default();
+        one.add_game(result, ratings);
+        let sub = |a: u64, b: u64| a.checked_sub(b);
+        let left = (|| {
+            Some(GameCounts {
+                games: sub(self.games, one.games)?,
+                first_wins: sub(self.first_wins, one.first_wins)?,
+                draws: sub(self.draws, one.draws)?,
+                second_wins: sub(self.second_wins, one.second_wins)?,
+                rating_sum: sub(self.rating_sum, one.rating_sum)?,
+                rating_count: sub(self.rating_count, one.rating_count)?,
+                first_rating_sum: sub(self.first_rating_sum, one.first_rating_sum)?,
+                first_rating_count: sub(self.first_rating_count, one.first_rating_count)?,
+            })
+        })();
+        match left {
+            Some(c) => {
+                *self = c;
+                true
+            }
+            None => false,
         }
     }
 

@@ -78,6 +78,9 @@ pub(super) const UPDATE_BUSY_BLOBS: &str =
 pub(super) const BUCKETS_BLOB: (&std::ffi::CStr, &std::ffi::CStr) = (c"positions", c"buckets");
 /// Rewrites a busy position's buckets.
 pub(super) const UPDATE_BUSY_BUCKETS: &str = "UPDATE positions SET buckets = ?2 WHERE key = ?1";
+/// A busy position's summary and buckets (not its links).
+pub(super) const BUSY_SUMMARY_BUCKETS: &str =
+    "SELECT summary, buckets FROM positions WHERE key = ?1";
 /// A busy position's summary alone.
 pub(super) const BUSY_SUMMARY: &str = "SELECT summary FROM positions WHERE key = ?1";
 

@@ -127,14 +127,19 @@ fn add_to_rows(rows: &mut Vec<MoveRow>, mv: Option<Move>, id: i64, g: &Facts<'_>
             i
         }
     };
-    rows[i].count(&Played {
+    rows[i].count(&played(id, g, f));
+}
+
+/// A game as a move row counts it.
+fn played<'a>(id: i64, g: &Facts<'a>, f: &GameFacts) -> Played<'a> {
+    Played {
         id,
         result: g.result,
         ratings: g.ratings,
         date: g.date,
         year: year_of(f.month()),
         termination: g.termination,
-    });
+    }
 }
 
 /// Adds one to a label's count in a list kept sorted by label.
@@ -405,6 +410,87 @@ fn reader(bytes: &[u8]) -> Result<Reader<'_>, StoreError> {
         )));
     }
     Ok(r)
+}
+
+impl Summary {
+    /// Counts a game again with other facts: `old` (with what the buckets keep of them) is
+    /// taken off and `new` counted in its place, the same game `id` playing the same `mv`,
+    /// as if it had been counted with `new` from the start. This is the delta of a richer
+    /// copy (`store::copies`): no other game is read. Returns `false` when the sums alone
+    /// cannot tell the answer (the game held its move's first or last date and `new` does
+    /// not put back one as early or as late; or it leaves a full best or latest list and
+    /// `new` would rank last): the summary must then be counted again from its games and
+    /// this one is not to be stored.
+    pub(super) fn replace(
+        &mut self,
+        id: i64,
+        mv: u16,
+        old: (&Facts<'_>, &GameFacts),
+        new: (&Facts<'_>, &GameFacts),
+    ) -> Result<bool, StoreError> {
+        let total: u64 = self.moves.iter().map(|m| m.counts.games).sum();
+        let Ok(i) = self.moves.binary_search_by_key(&mv, |r| move_code(r.mv)) else {
+            return Ok(false);
+        };
+        let Some((first_lost, last_lost)) = self.moves[i].uncount(&played(id, old.0, old.1)) else {
+            return Ok(false);
+        };
+        if let Some(label) = old.0.label {
+            let Ok(j) = self
+                .labels
+                .binary_search_by(|o| o.label.as_str().cmp(label))
+            else {
+                return Ok(false);
+            };
+            let Some(left) = self.labels[j].games.checked_sub(1) else {
+                return Ok(false);
+            };
+            self.labels[j].games = left;
+            if left == 0 {
+                self.labels.remove(j);
+            }
+        }
+        if let Some((year, month)) = calendar_month(old.1.month()) {
+            let Ok(j) = self
+                .history
+                .binary_search_by_key(&(year, month), |h| (h.year, h.month))
+            else {
+                return Ok(false);
+            };
+            let mut c = super::model::GameCounts::default();
+            c.add_game(old.0.result, old.0.ratings);
+            if !self.history[j].remove(&c) {
+                return Ok(false);
+            }
+            if self.history[j].games == 0 {
+                self.history.remove(j);
+            }
+        }
+        // A list that keeps all the games stays whole; from a full one the game leaves a
+        // hole that only a game ranking above its last entry fills exactly.
+        let full = total > TOP_KEPT as u64;
+        let top_hole = match self.top.iter().position(|b| b.link.game == id) {
+            Some(j) => {
+                self.top.remove(j);
+                full
+            }
+            None => false,
+        };
+        let recent_hole = match self.recent.iter().position(|r| r.link.game == id) {
+            Some(j) => {
+                self.recent.remove(j);
+                full
+            }
+            None => false,
+        };
+        self.add(id, mv, new.0, new.1)?;
+        let dates = old.0.date.zip(new.0.date);
+        let exact = (!first_lost || dates.is_some_and(|(o, n)| n <= o))
+            && (!last_lost || dates.is_some_and(|(o, n)| n >= o))
+            && (!top_hole || self.top.last().is_some_and(|b| b.link.game != id))
+            && (!recent_hole || self.recent.last().is_some_and(|r| r.link.game != id));
+        Ok(exact)
+    }
 }
 
 /// Reads one move row of a summary blob.

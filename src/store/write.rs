@@ -33,6 +33,12 @@ pub struct BatchOutcome {
     /// Other copies of a stored game or of a game of the batch (see `store::copies`): not
     /// stored as games; a richer copy gave the stored game its metadata.
     pub merged: u64,
+    /// Busy positions whose sums took a richer copy's new facts as a delta (no other game
+    /// read).
+    pub copy_deltas: u64,
+    /// Busy positions counted again from all their games, a richer copy's delta not being
+    /// exact there (see `Summary::replace`): a measure of the copies' cost.
+    pub copy_recounts: u64,
 }
 
 /// A new game's share of the position statistics.
@@ -198,7 +204,7 @@ impl Store {
         }
         self.add_positions(&counted)?;
         self.index_players(&players)?;
-        self.take_copies(&richer)?;
+        (out.copy_deltas, out.copy_recounts) = self.take_copies(&richer)?;
         tx.commit()?;
         Ok(out)
     }
