@@ -674,3 +674,79 @@ fn answer_fields_in_the_browser() {
     );
     b.screenshot(&s, &shots().join("explorer-fields.png"));
 }
+
+/// Issue #15 item 4 on the page: each move's stored engine score in the table (the depth and
+/// engine in the cell's title, `–` for a move the engine has not scored), and the engine's
+/// own choice that no game played, with its score, below the totals.
+#[test]
+#[ignore = "needs chromium (run by .ci/run)"]
+fn engine_evals_in_the_browser() {
+    use qipu::{
+        formats::facts::Score,
+        rules::{AnyPosition, Variant},
+        store::{evals::EvalRow, Store},
+    };
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    // The test database's games play h2e2 and c3c4 at the start; the engine scored h2e2,
+    // not c3c4, and its own choice there, b2e2, was never played.
+    let db = super::web::test_db("e2e-evals");
+    {
+        let mut store = Store::open(&db).unwrap();
+        let engine = store.eval_engine("hand", "").unwrap();
+        let row = |mv: &str, cp: i32, depth: u32| EvalRow {
+            mv: mv.parse().unwrap(),
+            score: Score::Cp(cp),
+            depth,
+        };
+        let start = AnyPosition::new(Variant::Xiangqi).key();
+        store
+            .write_position_evals(
+                engine,
+                start,
+                Some((Some("b2e2".parse().unwrap()), 12)),
+                &[row("h2e2", 31, 12), row("b2e2", 40, 12)],
+            )
+            .unwrap();
+    }
+    let url = start_server(Config {
+        db: Some(db),
+        ..Config::default()
+    });
+    let mut b = Browser::launch(&chromium);
+    let s = b.open(&format!("{url}#variant=xiangqi"));
+    b.viewport(&s, 1300, 1000, false);
+    wait_rows(&mut b, &s, &["h2e2", "c3c4"], "the move table");
+    b.wait_for(
+        &s,
+        "document.querySelector('[data-engine-best]') !== null",
+        "the engine's choice",
+    );
+    // Per move: the text and title of its eval cell (the one whose title speaks of scores).
+    let evals = b.eval(
+        &s,
+        "Object.fromEntries([...document.querySelectorAll('#moves tbody tr[data-move]')] \
+           .map(r => { const c = [...r.cells].find(c => /^depth |^no engine score/.test(c.title)); \
+                       return [r.dataset.move, c ? [c.textContent, c.title] : null]; }))",
+    );
+    assert_eq!(
+        evals,
+        json!({
+            "h2e2": ["+31", "depth 12, hand"],
+            "c3c4": ["–", "no engine score stored"],
+        })
+    );
+    let best = b.eval(
+        &s,
+        "(() => { const e = document.querySelector('[data-engine-best]'); \
+                  return [e.dataset.engineBest, e.textContent]; })()",
+    );
+    assert_eq!(best[0], "b2e2");
+    let text = best[1].as_str().unwrap();
+    assert!(
+        text.starts_with("Engine's choice: ")
+            && text.ends_with(" +40 (depth 12, hand) — never played here"),
+        "{text}"
+    );
+}
