@@ -30,9 +30,40 @@ pub fn fold(name: &str) -> String {
     if plain.is_ascii() {
         return plain;
     }
+    // The script step costs thousands of instructions a name, and a collection names the
+    // same players again and again (a game's names are folded by the player index, its
+    // richness and every statistic that ranks real names): each thread keeps the last
+    // names it folded.
+    FOLDED.with(|kept| {
+        let Ok(mut kept) = kept.try_borrow_mut() else {
+            return simplified(&plain);
+        };
+        if let Some(f) = kept.get(&plain) {
+            return f.clone();
+        }
+        let f = simplified(&plain);
+        if kept.len() >= FOLDED_KEPT {
+            kept.clear();
+        }
+        kept.insert(plain, f.clone());
+        f
+    })
+}
+
+/// How many folded names a thread keeps at most (then it starts again).
+const FOLDED_KEPT: usize = 1 << 14;
+
+thread_local! {
+    /// Names this thread folded (the half-width, spaceless, lower-case form) → their fold.
+    static FOLDED: std::cell::RefCell<std::collections::HashMap<String, String>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// `plain` with traditional Chinese characters turned simplified.
+fn simplified(plain: &str) -> String {
     match simplifier() {
-        Some(cc) => cc.convert(&plain),
-        None => plain,
+        Some(cc) => cc.convert(plain),
+        None => plain.to_string(),
     }
 }
 
@@ -93,5 +124,24 @@ mod tests {
         assert_eq!(fold("洪智"), "洪智");
         assert_ne!(fold("許銀川"), fold("呂欽"));
         assert_ne!(fold("趙國榮"), fold("趙鑫鑫"));
+    }
+
+    /// The names a thread keeps give the same folds as the converter, a name written two
+    /// ways is kept under each, and the folds stay right once the kept names start again.
+    #[test]
+    fn kept_folds_are_the_converters() {
+        let fresh = |n: &str| std::thread::scope(|s| s.spawn(|| fold(n)).join().ok());
+        for _ in 0..2 {
+            assert_eq!(fold("徐天紅"), "徐天红");
+            assert_eq!(fold("徐天 紅"), "徐天红");
+            assert_eq!(fold("ＨＵ　榮華"), "hu荣华");
+        }
+        assert_eq!(fresh("徐天紅").as_deref(), Some("徐天红"));
+        for i in 0..super::FOLDED_KEPT + 10 {
+            let n = format!("胡榮華{i}");
+            assert_eq!(fold(&n), format!("胡荣华{i}"));
+        }
+        assert_eq!(fold("胡榮華0"), "胡荣华0");
+        assert_eq!(fold("呂欽"), "吕钦");
     }
 }
