@@ -33,7 +33,6 @@ use super::{
     links::move_code,
     model::{is_real_name, GameRecord, PositionKey},
     players::Players,
-    ranges::Entry,
     read::Through,
     sql,
     summary::{Facts, Summary},
@@ -185,20 +184,7 @@ pub fn board_and_turn(fen: &str) -> &str {
 /// first one read gives the source.
 pub fn header_hash(t: &Tags) -> u64 {
     let mut h = StableHasher::new();
-    let text = [
-        &t.event,
-        &t.site,
-        &t.round,
-        &t.date,
-        &t.first,
-        &t.second,
-        &t.ecco,
-        &t.opening,
-        &t.variation,
-        &t.first_formation,
-        &t.second_formation,
-    ];
-    for s in text {
+    for s in t.text_fields() {
         let s = s.as_deref().unwrap_or("");
         h.bytes(&(s.len() as u64).to_le_bytes());
         h.bytes(s.as_bytes());
@@ -219,28 +205,12 @@ pub fn header_hash(t: &Tags) -> u64 {
     h.finish()
 }
 
-/// Whether two sets of facts count the same in every statistic and rank a game alike among
-/// the best games (then a richer copy changes no position's sums).
-fn same_counts(a: &Facts<'_>, b: &Facts<'_>) -> bool {
-    (
-        a.result,
-        a.real_names,
-        a.ratings,
-        a.date,
-        a.label,
-        a.speed,
-        a.mode,
-        a.termination,
-    ) == (
-        b.result,
-        b.real_names,
-        b.ratings,
-        b.date,
-        b.label,
-        b.speed,
-        b.mode,
-        b.termination,
-    )
+/// A stored game whose richer copy changed its facts: its id, the game as it was, the copy.
+type Changed<'a> = (i64, Through, &'a GameRecord);
+
+/// The facts a record counts with, stored or taken by a stored game.
+fn record_facts(r: &GameRecord) -> Facts<'_> {
+    Facts::of(r.result, &r.tags, r.opening_label.as_deref())
 }
 
 /// Where a copy ranks among the copies of its game: (richness, content hash, header hash).
@@ -370,65 +340,71 @@ impl Store {
     /// ([`Store::recount_busy`]). Runs in the batch's transaction, after its new games are
     /// counted. Returns (busy positions changed by a delta, busy positions counted again).
     pub(super) fn take_copies(&self, richer: &[Richer<'_>]) -> Result<(u64, u64), StoreError> {
-        // Each changed game's facts before and after, and the positions it went through.
-        let mut changed: Vec<(i64, Through, Through)> = Vec::new();
+        // Each changed game's facts before (as stored) and its richer copy (whose facts it
+        // now has: `take_copy` stores the copy's header, and its moves and result are the
+        // game's), and the positions it went through.
+        let mut changed: Vec<Changed<'_>> = Vec::new();
         let mut touches: Vec<(PositionKey, u16, usize)> = Vec::new();
         for (id, r, mark, source) in richer {
             let before = self.through(*id, END_OF_GAME)?;
             if !self.take_copy(*id, r, mark, *source)? {
                 continue;
             }
-            let after = self.through(*id, END_OF_GAME)?;
-            if same_counts(&before.facts(), &after.facts()) {
+            if before.facts().counts_key() == record_facts(r).counts_key() {
                 continue;
             }
             let n = changed.len();
-            changed.push((*id, before, after));
+            changed.push((*id, before, r));
             touches.extend(r.positions.iter().map(|&(key, mv)| (key, move_code(mv), n)));
         }
         touches.sort_unstable_by_key(|t| (t.0, t.2));
         let (mut delta, mut again) = (0, 0);
         for group in touches.chunk_by(|a, b| a.0 == b.0) {
             let key = group[0].0;
-            if !matches!(self.entry(key)?, Some(Entry::Busy)) {
-                continue;
-            }
-            if self.replace_in_busy(key, group, &changed)? {
-                delta += 1;
-            } else {
-                self.recount_busy(key)?;
-                again += 1;
+            match self.replace_in_busy(key, group, &changed)? {
+                None => {}
+                Some(true) => delta += 1,
+                Some(false) => {
+                    self.recount_busy(key)?;
+                    again += 1;
+                }
             }
         }
         Ok((delta, again))
     }
 
     /// Applies the changed games' deltas to one busy position's summary and buckets and
-    /// stores them; `false`, storing nothing, when one of them cannot be applied exactly.
+    /// stores them: `Some(true)`; `Some(false)`, storing nothing, when one of them cannot be
+    /// applied exactly; `None` for a quiet position (no `positions` row: it keeps no sums,
+    /// and probing that row costs less than finding the key's entry in its range).
     fn replace_in_busy(
         &self,
         key: PositionKey,
         touches: &[(PositionKey, u16, usize)],
-        changed: &[(i64, Through, Through)],
-    ) -> Result<bool, StoreError> {
-        let (summary, buckets): (Option<Vec<u8>>, Option<Vec<u8>>) = self
+        changed: &[Changed<'_>],
+    ) -> Result<Option<bool>, StoreError> {
+        let row: Option<(Option<Vec<u8>>, Option<Vec<u8>>)> = self
             .conn
             .prepare_cached(sql::BUSY_SUMMARY_BUCKETS)?
-            .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let Some((summary, buckets)) = row else {
+            return Ok(None);
+        };
         let (Some(summary), Some(buckets)) = (summary, buckets) else {
-            return Ok(false);
+            return Ok(Some(false));
         };
         let at = |e| super::read::at_position(key, e);
         let mut summary = Summary::decode(&summary).map_err(at)?;
         let mut buckets = Buckets::decode(&buckets).map_err(at)?;
         for &(_, mv, i) in touches {
-            let (id, before, after) = &changed[i];
-            let (old, new) = (before.facts(), after.facts());
+            let (id, before, copy) = &changed[i];
+            let (old, new) = (before.facts(), record_facts(copy));
             let (old_game, new_game) = (old.game_facts(), new.game_facts());
             if !summary.replace(*id, mv, (&old, &old_game), (&new, &new_game))?
                 || !buckets.replace(mv, *id, &old_game, &new_game)
             {
-                return Ok(false);
+                return Ok(Some(false));
             }
         }
         self.conn
@@ -438,7 +414,7 @@ impl Store {
                 summary.encode(),
                 buckets.encode()
             ])?;
-        Ok(true)
+        Ok(Some(true))
     }
 
     /// The stored game `id` takes the metadata of a richer copy (its hash, source, header,
@@ -465,7 +441,7 @@ impl Store {
             )));
         };
         let t = &r.tags;
-        let facts = Facts::of(r.result, t, r.opening_label.as_deref());
+        let facts = record_facts(r);
         let changed = self
             .conn
             .prepare_cached(sql::TAKE_COPY)?

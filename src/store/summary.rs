@@ -69,6 +69,18 @@ pub(super) struct Facts<'a> {
     pub termination: Option<Termination>,
 }
 
+/// [`Facts::counts_key`]: result, ratings, date, real names, label, speed, mode, termination.
+pub(super) type CountsKey<'a> = (
+    Option<Outcome>,
+    [Option<u32>; 2],
+    Option<&'a str>,
+    bool,
+    Option<&'a str>,
+    Option<Speed>,
+    Option<Mode>,
+    Option<Termination>,
+);
+
 impl<'a> Facts<'a> {
     /// The facts of a game with this result, header and opening label.
     pub(super) fn of(
@@ -97,6 +109,33 @@ impl<'a> Facts<'a> {
             self.speed,
             self.mode,
             self.termination,
+        )
+    }
+
+    /// Everything of the facts that a statistic counts or the best games rank by: two games
+    /// with the same key count the same everywhere (then a richer copy of a stored game
+    /// changes no position's sums). Every field is named here, so a new field of [`Facts`]
+    /// does not compile until it is placed.
+    pub(super) fn counts_key(&self) -> CountsKey<'a> {
+        let Facts {
+            result,
+            ratings,
+            date,
+            real_names,
+            label,
+            speed,
+            mode,
+            termination,
+        } = *self;
+        (
+            result,
+            ratings,
+            date,
+            real_names,
+            label,
+            speed,
+            mode,
+            termination,
         )
     }
 
