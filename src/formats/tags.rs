@@ -192,6 +192,33 @@ fn parse_rating(text: &str) -> Option<u32> {
 }
 
 impl Tags {
+    /// The text fields a database stores of a header, in the order of the games table's
+    /// columns: event, site, round, date, first, second, ECCO code, opening, variation,
+    /// first and second formation (not the teams, which it does not store).
+    ///
+    /// ```
+    /// let mut t = qipu::formats::Tags::default();
+    /// t.site = Some("北京".into());
+    /// let f = t.text_fields();
+    /// assert_eq!(f.len(), 11);
+    /// assert_eq!(f[1].as_deref(), Some("北京"));
+    /// ```
+    pub fn text_fields(&self) -> [&Option<String>; 11] {
+        [
+            &self.event,
+            &self.site,
+            &self.round,
+            &self.date,
+            &self.first,
+            &self.second,
+            &self.ecco,
+            &self.opening,
+            &self.variation,
+            &self.first_formation,
+            &self.second_formation,
+        ]
+    }
+
     /// The game's opening label: its ECCO code (Xiangqi) or `first/second` formations
     /// (Janggi); see [`label_of`].
     ///

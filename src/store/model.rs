@@ -98,24 +98,12 @@ impl GameRecord {
     /// About how much memory the record holds, for the import's batch budget.
     pub fn heap_bytes(&self) -> usize {
         let t = &self.tags;
-        let text: usize = [
-            &t.event,
-            &t.site,
-            &t.round,
-            &t.date,
-            &t.first,
-            &t.second,
-            &t.ecco,
-            &t.opening,
-            &t.variation,
-            &t.first_formation,
-            &t.second_formation,
-            &self.start_fen,
-            &self.opening_label,
-        ]
-        .iter()
-        .map(|s| s.as_ref().map_or(0, String::len))
-        .sum();
+        let text: usize = t
+            .text_fields()
+            .into_iter()
+            .chain([&self.start_fen, &self.opening_label])
+            .map(|s| s.as_ref().map_or(0, String::len))
+            .sum();
         std::mem::size_of::<GameRecord>()
             + text
             + self.source.file.len()
