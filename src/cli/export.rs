@@ -202,15 +202,27 @@ struct Reached {
     ply: usize,
 }
 
-/// The keys of recently replayed games (a game goes through many positions), at most
+/// A replayed game: its variant, moves, the key after each ply (index 0: the start) and the
+/// position at every [`Finder::STRIDE`]-th ply, so that the position at any ply is at most
+/// `STRIDE - 1` moves from one kept.
+struct Replayed {
+    variant: Variant,
+    moves: Vec<crate::rules::Move>,
+    keys: Vec<u64>,
+    every: Vec<AnyPosition>,
+}
+
+/// The recently replayed games (a game goes through many positions), at most
 /// [`Finder::KEPT`] games at a time.
 #[derive(Default)]
 struct Finder {
-    games: HashMap<i64, (Variant, AnyPosition, Vec<crate::rules::Move>, Vec<u64>)>,
+    games: HashMap<i64, Replayed>,
 }
 
 impl Finder {
     const KEPT: usize = 4096;
+    /// One position kept per this many plies.
+    const STRIDE: usize = 8;
 
     /// Where game `id` reaches `key` (its first occurrence).
     fn find(&mut self, store: &Store, id: i64, key: PositionKey) -> Result<Reached, StoreError> {
@@ -218,32 +230,52 @@ impl Finder {
             let g = store
                 .game(id)?
                 .ok_or_else(|| StoreError::Corrupt(format!("position {key}: no game {id}")))?;
-            let start = AnyPosition::from_fen(g.variant, &g.start_fen)
+            let mut pos = AnyPosition::from_fen(g.variant, &g.start_fen)
                 .map_err(|e| StoreError::Corrupt(format!("game {id}: bad start position: {e}")))?;
-            let mut pos = start.clone();
             let mut keys = Vec::with_capacity(g.moves.len() + 1);
-            keys.push(pos.key());
-            for &m in &g.moves {
-                pos.play_unchecked(m);
+            let mut every = Vec::with_capacity(g.moves.len() / Self::STRIDE + 1);
+            for (ply, &m) in g.moves.iter().enumerate() {
+                if ply % Self::STRIDE == 0 {
+                    every.push(pos.clone());
+                }
                 keys.push(pos.key());
+                pos.play_unchecked(m);
+            }
+            keys.push(pos.key());
+            if g.moves.len() % Self::STRIDE == 0 {
+                every.push(pos);
             }
             if self.games.len() >= Self::KEPT {
                 self.games.clear();
             }
-            self.games.insert(id, (g.variant, start, g.moves, keys));
+            self.games.insert(
+                id,
+                Replayed {
+                    variant: g.variant,
+                    moves: g.moves,
+                    keys,
+                    every,
+                },
+            );
         }
-        let Some((variant, start, moves, keys)) = self.games.get(&id) else {
+        let Some(game) = self.games.get(&id) else {
             return Err(StoreError::Corrupt(format!("game {id}: not kept")));
         };
-        let ply = keys.iter().position(|&k| k == key.0).ok_or_else(|| {
+        let ply = game.keys.iter().position(|&k| k == key.0).ok_or_else(|| {
             StoreError::Corrupt(format!("position {key}: game {id} does not go through it"))
         })?;
-        let mut pos = start.clone();
-        for &m in &moves[..ply] {
+        let from = ply / Self::STRIDE;
+        let Some(kept) = game.every.get(from) else {
+            return Err(StoreError::Corrupt(format!(
+                "game {id}: ply {ply} not kept"
+            )));
+        };
+        let mut pos = kept.clone();
+        for &m in &game.moves[from * Self::STRIDE..ply] {
             pos.play_unchecked(m);
         }
         Ok(Reached {
-            variant: *variant,
+            variant: game.variant,
             fen: pos.fen(),
             game: id,
             ply,
