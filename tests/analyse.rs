@@ -628,18 +628,13 @@ fn book_at_start(
     out: &Path,
     args: &[&str],
 ) -> (serde_json::Value, BTreeMap<String, u64>) {
-    let built = qipu()
-        .args(["book", "--json", "--db"])
-        .arg(db)
-        .arg("--out")
-        .arg(out)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
+    let built = succeeds(
+        qipu()
+            .args(["book", "--json", "--db"])
+            .arg(db)
+            .arg("--out")
+            .arg(out)
+            .args(args),
     );
     let probe = qipu()
         .args(["probe", "--json", "--book"])
@@ -659,6 +654,38 @@ fn book_at_start(
         })
         .collect();
     (serde_json::from_slice(&built.stdout).unwrap(), moves)
+}
+
+/// `qipu book` of a PGN file (no database) with `flags`, which need one: refused with exit
+/// code 2 and a message containing `says`.
+fn book_without_db_refuses(dir: &Path, flags: &[&str], says: &str) {
+    let out = qipu()
+        .args(["book", "--format", "qipu"])
+        .args(flags)
+        .arg("--out")
+        .arg(dir.join("x.qbk"))
+        .arg(fixture("store/a.pgn"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{flags:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(says), "{flags:?}: {stderr}");
+}
+
+/// Runs a qipu command that must succeed (else its standard error is shown): its output.
+fn succeeds(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The row of move `m` in an explore answer's `moves`, if listed.
+fn move_row<'a>(doc: &'a serde_json::Value, m: &str) -> Option<&'a serde_json::Value> {
+    doc["moves"].as_array()?.iter().find(|x| x["move"] == m)
 }
 
 #[test]
@@ -704,14 +731,7 @@ fn book_min_eval_leaves_out_the_moves_the_engine_scores_low() {
         (2.into(), true, false, false)
     );
     // Without a database there are no scores to go by.
-    let out = qipu()
-        .args(["book", "--format", "qipu", "--min-eval", "0", "--out"])
-        .arg(dir.path().join("x.qbk"))
-        .arg(fixture("store/a.pgn"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--min-eval needs --db"));
+    book_without_db_refuses(dir.path(), &["--min-eval", "0"], "--min-eval needs --db");
 }
 
 #[test]
@@ -777,14 +797,11 @@ fn book_engine_weights_follow_the_stored_scores_in_every_format() {
     );
     assert!(games["h2e2"] > games["c3c4"], "{games:?}");
     // Without a database there are no scores.
-    let out = qipu()
-        .args(["book", "--format", "qipu", "--weights", "engine", "--out"])
-        .arg(dir.path().join("x.qbk"))
-        .arg(fixture("store/a.pgn"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--weights engine needs --db"));
+    book_without_db_refuses(
+        dir.path(),
+        &["--weights", "engine"],
+        "--weights engine needs --db",
+    );
 }
 
 #[test]
@@ -803,26 +820,14 @@ fn explore_shows_each_moves_eval_and_the_engines_choice_even_unplayed() {
         ],
     );
     // `--min-games 0`: the moves without a decided game are listed, not folded.
-    let out = qipu()
-        .args(["explore", "--min-games", "0", "--db"])
-        .arg(&db)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeds(
+        qipu()
+            .args(["explore", "--min-games", "0", "--db"])
+            .arg(&db)
+            .arg("--json"),
     );
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let eval_of = |m: &str| {
-        doc["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|x| x["move"] == m)
-            .map(|x| x.get("eval").cloned())
-    };
+    let eval_of = |m: &str| move_row(&doc, m).map(|x| x.get("eval").cloned());
     assert_eq!(
         eval_of("h2e2"),
         Some(Some(
@@ -884,17 +889,12 @@ fn db_with_start_evals(db: &Path, best: Option<(&str, u32)>, rows: &[(&str, Scor
 
 /// `qipu analyse --json --db DB --records FILE`'s summary (the run must succeed).
 fn records_json(db: &Path, records: &Path) -> serde_json::Value {
-    let out = qipu()
-        .args(["analyse", "--json", "--db"])
-        .arg(db)
-        .arg("--records")
-        .arg(records)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeds(
+        qipu()
+            .args(["analyse", "--json", "--db"])
+            .arg(db)
+            .arg("--records")
+            .arg(records),
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -917,17 +917,7 @@ fn dataset_evaluations_are_stored_without_an_engine() {
     let csv = dir.path().join("pvp.csv");
     std::fs::write(&csv, ELEPHANT_CSV).unwrap();
     let db = dir.path().join("d.db");
-    let out = qipu()
-        .args(["import", "--db"])
-        .arg(&db)
-        .arg(&csv)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeds(qipu().args(["import", "--db"]).arg(&db).arg(&csv));
     let run = || records_json(&db, &csv);
     let doc = run();
     assert_eq!(
@@ -999,12 +989,7 @@ fn dataset_evaluations_are_stored_without_an_engine() {
         .output()
         .unwrap();
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let h2e2 = doc["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|x| x["move"] == "h2e2")
-        .unwrap();
+    let h2e2 = move_row(&doc, "h2e2").unwrap();
     assert_eq!(
         h2e2["eval"],
         serde_json::json!({"cp": -23, "mate": null, "depth": 20, "engine": ENGINE})
@@ -1119,12 +1104,7 @@ fn the_api_answers_each_moves_eval_and_the_engines_choice() {
     let (head, body) = all.split_once("\r\n\r\n").unwrap();
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     let doc: serde_json::Value = serde_json::from_str(body).unwrap();
-    let h2e2 = doc["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["move"] == "h2e2")
-        .unwrap();
+    let h2e2 = move_row(&doc, "h2e2").unwrap();
     assert_eq!(
         h2e2["eval"],
         serde_json::json!({"cp": 31, "mate": null, "depth": 12, "engine": "hand"})
