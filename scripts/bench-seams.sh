@@ -21,7 +21,9 @@
 #   explore    `qipu explore --json` of the sample database (data/, imported by that build)
 #              at the start, after h2e2 and after h2e2 h9g7: instructions per process (open,
 #              query, print), averaged over the three
-# Needs valgrind. The import slice comes from ../shared's ccpd games (converted to ICCS by the
+# The attribution of the differences per function (import +66% and explore +75..101% at
+# fca2760 against e4cded2; what each feature costs, what session 7 cut) is in
+# docs/instruction-growth.md. Needs valgrind. The import slice comes from ../shared's ccpd games (converted to ICCS by the
 # after build, as bench-perft's sibling bench-import.sh does), or from data/ without ../shared.
 # BENCH_PERFT=0 skips the CPU-time medians of bench-perft.sh.
 set -euo pipefail
@@ -120,6 +122,7 @@ row iccs "Ir per ICCS move resolved" "${per[$before,iccs]}" "${per[$after,iccs]}
 row import "Ir per game, $GAMES-game slice" "${per[$before,import]}" "${per[$after,import]}"
 echo "         (games read: before ${per[$before,import-games]}, after ${per[$after,import-games]})"
 row explore "Ir per explore process" "${per[$before,explore]}" "${per[$after,explore]}"
+echo "Per function, what the growth since e4cded2 pays for and what was cut: docs/instruction-growth.md"
 
 if [ "${BENCH_PERFT:-1}" != 0 ]; then
   for tree in "$before" "$after"; do
