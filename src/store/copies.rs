@@ -205,6 +205,9 @@ pub fn header_hash(t: &Tags) -> u64 {
     h.finish()
 }
 
+/// A busy position's summary and buckets as stored.
+type BusyBlobs = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// A stored game whose richer copy changed its facts: its id, the game as it was, the copy.
 type Changed<'a> = (i64, Through, &'a GameRecord);
 
@@ -350,7 +353,7 @@ impl Store {
             if !self.take_copy(*id, r, mark, *source)? {
                 continue;
             }
-            if before.facts().counts_key() == record_facts(r).counts_key() {
+            if before.facts() == record_facts(r) {
                 continue;
             }
             let n = changed.len();
@@ -383,7 +386,7 @@ impl Store {
         touches: &[(PositionKey, u16, usize)],
         changed: &[Changed<'_>],
     ) -> Result<Option<bool>, StoreError> {
-        let row: Option<(Option<Vec<u8>>, Option<Vec<u8>>)> = self
+        let row: Option<BusyBlobs> = self
             .conn
             .prepare_cached(sql::BUSY_SUMMARY_BUCKETS)?
             .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?)))

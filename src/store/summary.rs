@@ -51,8 +51,10 @@ pub const LIST_MAX: usize = 32;
 /// How many best games a summary keeps (the web API's maximum `top_games`).
 pub const TOP_KEPT: usize = 100;
 
-/// What the statistics need to know of a game.
-#[derive(Clone, Copy, Debug, Default)]
+/// What the statistics need to know of a game. Equal facts count the same in every
+/// statistic and rank a game alike among the best games (`==` is derived, so a field added
+/// here is compared too: a richer copy with equal facts changes no position's sums).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct Facts<'a> {
     pub result: Option<Outcome>,
     pub ratings: [Option<u32>; 2],
@@ -68,18 +70,6 @@ pub(super) struct Facts<'a> {
     /// How the game ended.
     pub termination: Option<Termination>,
 }
-
-/// [`Facts::counts_key`]: result, ratings, date, real names, label, speed, mode, termination.
-pub(super) type CountsKey<'a> = (
-    Option<Outcome>,
-    [Option<u32>; 2],
-    Option<&'a str>,
-    bool,
-    Option<&'a str>,
-    Option<Speed>,
-    Option<Mode>,
-    Option<Termination>,
-);
 
 impl<'a> Facts<'a> {
     /// The facts of a game with this result, header and opening label.
@@ -109,33 +99,6 @@ impl<'a> Facts<'a> {
             self.speed,
             self.mode,
             self.termination,
-        )
-    }
-
-    /// Everything of the facts that a statistic counts or the best games rank by: two games
-    /// with the same key count the same everywhere (then a richer copy of a stored game
-    /// changes no position's sums). Every field is named here, so a new field of [`Facts`]
-    /// does not compile until it is placed.
-    pub(super) fn counts_key(&self) -> CountsKey<'a> {
-        let Facts {
-            result,
-            ratings,
-            date,
-            real_names,
-            label,
-            speed,
-            mode,
-            termination,
-        } = *self;
-        (
-            result,
-            ratings,
-            date,
-            real_names,
-            label,
-            speed,
-            mode,
-            termination,
         )
     }
 
