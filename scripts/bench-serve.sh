@@ -18,7 +18,9 @@
 # them live. --all runs cache on, cache off, with an import, and 64 slow clients in turn.
 # --filter QUERY appends explorer filters to every /api/explore URL, e.g.
 # --filter 'since=2020&min_rating=2000' (the positions are still walked unfiltered).
-# Every connection goes to 127.0.0.1; every run is bounded by --duration.
+# Every connection goes to 127.0.0.1; every run is bounded by --duration. Besides wrk's
+# requests/s and percentiles it prints the server's CPU time (user+sys) per request answered,
+# the figure that holds on a loaded machine.
 # Target on 2 cores: >= 5,000 requests/s with p99 < 10 ms.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -214,14 +216,30 @@ done = function(summary, latency, requests)
   io.write(string.format("non-2xx or socket errors: %d\n",
     summary.errors.status + summary.errors.connect + summary.errors.read +
     summary.errors.write + summary.errors.timeout))
+  io.write(string.format("requests: %d\n", summary.requests))
   io.write(string.format("requests/s: %.0f\n", summary.requests / (summary.duration / 1e6)))
   for _, p in ipairs({50, 90, 99, 99.9}) do
     io.write(string.format("p%s: %.2f ms\n", p, latency:percentile(p) / 1000))
   end
 end
 LUA
+# The server's CPU time (user+sys, from /proc/PID/stat, in clock ticks) around the wrk run:
+# divided by the requests answered it is the cost of a request, which the machine's load
+# does not change (wall requests/s and latencies do).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$server/stat" 2>/dev/null || echo 0; }
+cpu_before=$(cpu_ticks)
 QIPU_PATHS=$paths wrk -t2 -c"$connections" -d"$duration" --latency -s "$tmp/bench.lua" "http://127.0.0.1:$port" \
-  | tee target/bench-serve.txt | grep -E '^(requests/s|p50|p90|p99|p99.9|non-2xx)'
+  >target/bench-serve.txt
+cpu_after=$(cpu_ticks)
+grep -E '^(requests/s|p50|p90|p99|p99.9|non-2xx)' target/bench-serve.txt
+answered=$(awk '/^requests: / {print $2}' target/bench-serve.txt)
+python3 - "$cpu_before" "$cpu_after" "${answered:-0}" "$(getconf CLK_TCK)" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
+import sys
+before, after, n, hz = (int(a) for a in sys.argv[1:5])
+cpu = (after - before) / hz
+per = f"{cpu / n * 1e6:.0f} us/request" if n else "? (no request answered)"
+print(f"server CPU: {per} (user+sys {cpu:.2f} s for {n} requests; load average {sys.argv[5]})")
+PY
 if [ -n "$importer" ]; then wait "$importer" || true; tail -1 "$tmp/import.txt"; importer=; fi
 if [ -n "$slowpid" ]; then wait "$slowpid" || true; cat "$tmp/slow.txt"; slowpid=; fi
 echo "server RSS: $(awk '/VmHWM/ {print $2, $3}' /proc/$server/status 2>/dev/null || echo '?') peak"

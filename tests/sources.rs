@@ -78,7 +78,7 @@ fn a_worker_that_cannot_open_its_database_keeps_the_stores_error() {
         db: Some(missing.clone()),
         ..Config::default()
     };
-    let e = Worker::open(Arc::new(config), None).unwrap_err();
+    let e = Worker::open(Arc::new(config)).unwrap_err();
     let (store, depth) = find::<StoreError>(&e).expect("the store's error in the chain");
     assert_eq!(depth, 1);
     assert!(matches!(store, StoreError::Sqlite(_)), "{store:?}");
@@ -98,7 +98,7 @@ fn a_worker_that_cannot_open_a_book_keeps_the_io_error() {
         books: vec![("none".to_string(), missing.clone())],
         ..Config::default()
     };
-    let e = Worker::open(Arc::new(config), None).unwrap_err();
+    let e = Worker::open(Arc::new(config)).unwrap_err();
     let (book, depth) = find::<BookError>(&e).expect("the book's error in the chain");
     assert_eq!(depth, 1);
     let (io, depth) = find::<std::io::Error>(&e).expect("the I/O error in the chain");

@@ -695,8 +695,15 @@ fn an_import_beside_the_server_shows_up() {
         event: "Busan",
     };
     assert_eq!(writer.write_batch(&[record(&extra)]).unwrap().imported, 1);
-    thread::sleep(qipu::web::cache::Cache::CHECK_EVERY + Duration::from_millis(100));
-    assert_eq!(count(), 2);
+    // The cache looks at the database files every 250 ms: the new game shows up soon after.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while count() != 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the new game never showed up"
+        );
+        thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// An ElephantEye book of four drawn games of 1. c3c4 (weight 4 × 1 / 4 = 1; the start is
@@ -1024,6 +1031,58 @@ pub fn formation_db() -> PathBuf {
         .collect();
     assert_eq!(store.write_batch(&records).unwrap().imported, 4);
     path
+}
+
+/// A database without a Janggi game: `variant=janggi` answers no games and an empty
+/// formation list (with a filter too), and a Janggi game written beside the server brings the
+/// list (counted by hand: the one game, from the default pair) and its game.
+#[test]
+fn janggi_formations_of_a_database_without_janggi_games() {
+    let path = fresh_db_path("xiangqi-only.db");
+    let mut store = Store::open(&path).unwrap();
+    let xiangqi: Vec<GameRecord> = GAMES
+        .iter()
+        .filter(|g| g.variant == Variant::Xiangqi)
+        .map(record)
+        .collect();
+    assert_eq!(store.write_batch(&xiangqi).unwrap().imported, 4);
+    let addr = start(Some(path.clone()));
+    let api = |q: &str| {
+        let a = request_to(addr, "GET", &format!("/api/explore?{q}"));
+        assert_eq!(a.status, 200, "{q}: {}", a.text());
+        a.json()
+    };
+    for q in [
+        "variant=janggi",
+        "variant=janggi&since=2000&min_rating=1000",
+    ] {
+        let v = api(q);
+        assert_eq!(v["games"], 0, "{q}");
+        assert_eq!(v["no_games"], "empty_database", "{q}");
+        assert_eq!(v["formations"], serde_json::json!([]), "{q}");
+    }
+    let janggi: Vec<GameRecord> = GAMES
+        .iter()
+        .filter(|g| g.variant == Variant::Janggi)
+        .map(record)
+        .collect();
+    assert_eq!(store.write_batch(&janggi).unwrap().imported, 1);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let v = loop {
+        let v = api("variant=janggi");
+        if v["games"] != 0 {
+            break v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the game never showed up"
+        );
+        thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(v["games"], 1);
+    let listed = v["formations"].as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["games"], 1);
 }
 
 /// `--variant janggi` alone lists the formation pairs with their games; `--setup` explores

@@ -29,14 +29,6 @@ struct Inner {
 }
 
 /// The cache. Cheap to share between worker threads.
-///
-/// ```
-/// use qipu::web::cache::Cache;
-/// let cache = Cache::new(None, 1 << 20);
-/// cache.put("/api/explore?moves=h2e2", b"{}".to_vec());
-/// assert_eq!(cache.get("/api/explore?moves=h2e2").as_deref(), Some(&b"{}"[..]));
-/// assert!(cache.get("/api/explore").is_none());
-/// ```
 #[derive(Debug)]
 pub struct Cache {
     inner: Mutex<Inner>,
@@ -149,6 +141,19 @@ impl Cache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_body_is_found_under_its_target_only() {
+        let cache = Cache::new(None, 1 << 20);
+        cache.put("/api/explore?moves=h2e2", b"{}".to_vec());
+        assert_eq!(
+            cache.get("/api/explore?moves=h2e2").as_deref(),
+            Some(&b"{}"[..])
+        );
+        assert!(cache.get("/api/explore").is_none());
+        let hit = cache.answer("/api/explore?moves=h2e2").unwrap();
+        assert_eq!((hit.status, &*hit.body), (200, &b"{}"[..]));
+    }
 
     #[test]
     fn bounded_by_two_generations() {

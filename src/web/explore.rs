@@ -44,14 +44,6 @@ pub const PARAMS: &[&str] = &[
 ///
 /// # Errors
 /// [`BadRequest`] naming the bad parameter.
-///
-/// ```
-/// use qipu::web::{explore::query, query::Params};
-/// let q = query(&Params::parse("moves=H2-E2&min_rating=2400&limit=5").unwrap()).unwrap();
-/// assert_eq!(q.line.moves[0].to_string(), "h2e2");
-/// assert_eq!(q.filter.min_rating, Some(2400));
-/// assert!(query(&Params::parse("since=2007-13").unwrap()).is_err());
-/// ```
 pub fn query(params: &Params) -> Result<Query, BadRequest> {
     params.only(PARAMS)?;
     let (variant, start) = resolve_start(
@@ -125,6 +117,14 @@ mod tests {
 
     fn q(s: &str) -> Result<Query, BadRequest> {
         query(&Params::parse(s).unwrap())
+    }
+
+    #[test]
+    fn moves_in_any_notation_and_a_filter() {
+        let got = q("moves=H2-E2&min_rating=2400&limit=5").unwrap();
+        assert_eq!(got.line.moves[0].to_string(), "h2e2");
+        assert_eq!((got.filter.min_rating, got.limit), (Some(2400), 5));
+        assert!(q("since=2007-13").is_err());
     }
 
     #[test]

@@ -113,20 +113,6 @@ fn escape(v: &str) -> String {
 
 impl GameJson {
     /// Builds the answer.
-    ///
-    /// ```
-    /// use qipu::formats::{Source, Tags};
-    /// use qipu::rules::{Move, Outcome, Variant};
-    /// use qipu::web::game::{GameJson, GameParts};
-    /// let tags = Tags { first: Some("呂欽".into()), ..Tags::default() };
-    /// let moves: Vec<Move> = vec!["h2e2".parse().unwrap(), "h9g7".parse().unwrap()];
-    /// let g = GameJson::new(GameParts {
-    ///     id: 7, variant: Variant::Xiangqi, start_fen: Variant::Xiangqi.start_fen(),
-    ///     moves: &moves, result: Some(Outcome::Draw), tags: &tags, source: &Source::default(),
-    /// });
-    /// assert!(g.pgn.contains("[Red \"呂欽\"]"));
-    /// assert!(g.pgn.ends_with("1. H2-E2 H9-G7 1/2-1/2\n"));
-    /// ```
     pub fn new(g: GameParts<'_>) -> GameJson {
         let tags = tag_pairs(g.variant, g.tags, g.result);
         let result = g.result.map_or("*", Outcome::pgn);
@@ -193,6 +179,26 @@ impl GameJson {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_xiangqi_game_from_the_start_in_pgn() {
+        let tags = Tags {
+            first: Some("呂欽".into()),
+            ..Tags::default()
+        };
+        let moves: Vec<Move> = vec!["h2e2".parse().unwrap(), "h9g7".parse().unwrap()];
+        let g = GameJson::new(GameParts {
+            id: 7,
+            variant: Variant::Xiangqi,
+            start_fen: Variant::Xiangqi.start_fen(),
+            moves: &moves,
+            result: Some(Outcome::Draw),
+            tags: &tags,
+            source: &Source::default(),
+        });
+        assert!(g.pgn.contains("[Red \"呂欽\"]"), "{}", g.pgn);
+        assert!(g.pgn.ends_with("1. H2-E2 H9-G7 1/2-1/2\n"), "{}", g.pgn);
+    }
 
     #[test]
     fn janggi_from_a_set_up_position_with_second_to_move() {

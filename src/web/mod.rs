@@ -34,24 +34,20 @@
 //! ```
 
 mod assets;
-#[doc(hidden)]
-pub mod cache;
+mod cache;
 mod config;
-#[doc(hidden)]
-pub mod explore;
-#[doc(hidden)]
-pub mod game;
+mod explore;
+mod game;
 mod http;
-#[doc(hidden)]
-pub mod position;
-#[doc(hidden)]
-pub mod query;
+mod position;
+mod query;
 mod reply;
 mod routes;
 mod server;
 mod worker;
 
 pub use config::{valid_origin, Config, StartError, Timeouts};
+pub use query::BadRequest;
 pub use reply::Reply;
 pub use routes::{route, ApiError};
 pub use server::Server;

@@ -44,16 +44,6 @@ pub fn fen(params: &Params) -> Result<Option<&str>, BadRequest> {
 ///
 /// # Errors
 /// [`BadRequest`] naming the bad parameter, FEN, or the first move that cannot be played.
-///
-/// ```
-/// use qipu::rules::JanggiRules;
-/// use qipu::web::{position::line_from_params, query::Params};
-/// let p = |s: &str| Params::parse(s).unwrap();
-/// let line = line_from_params(&p("moves=h2e2,h9g7"), JanggiRules::TOURNAMENT).unwrap();
-/// assert_eq!(line.moves.len(), 2);
-/// assert!(line_from_params(&p("moves=h2h8"), JanggiRules::TOURNAMENT).is_err());
-/// assert!(line_from_params(&p("rules=kakao"), JanggiRules::TOURNAMENT).is_err());
-/// ```
 pub fn line_from_params(params: &Params, default_rules: JanggiRules) -> Result<Line, BadRequest> {
     let variant = variant(params)?;
     let fen = fen(params)?;
@@ -176,5 +166,22 @@ impl PositionJson {
             legal_notation: legal.iter().map(|(_, m)| notations(pos, *m)).collect(),
             legal: legal.into_iter().map(|(t, _)| t).collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_is_played_from_the_parameters() {
+        let p = |s: &str| Params::parse(s).unwrap();
+        let line = line_from_params(&p("moves=h2e2,h9g7"), JanggiRules::TOURNAMENT).unwrap();
+        let played: Vec<String> = line.moves.iter().map(Move::to_string).collect();
+        assert_eq!(played, ["h2e2", "h9g7"]);
+        assert_eq!(line.position.turn(), Color::First);
+        assert!(line_from_params(&p("moves=h2h8"), JanggiRules::TOURNAMENT).is_err());
+        let e = line_from_params(&p("rules=kakao"), JanggiRules::TOURNAMENT).unwrap_err();
+        assert!(e.0.starts_with("`rules`"), "{e}");
     }
 }

@@ -27,14 +27,6 @@ impl fmt::Display for BadRequest {
 impl std::error::Error for BadRequest {}
 
 /// The decoded parameters of a query string, in order.
-///
-/// ```
-/// use qipu::web::query::Params;
-/// let p = Params::parse("fen=9%2F9+w&moves=h2e2,h9g7").unwrap();
-/// assert_eq!(p.get("fen"), Some("9/9 w"));
-/// assert_eq!(p.moves("moves").unwrap(), vec!["h2e2", "h9g7"]);
-/// assert!(Params::parse("a=%zz").is_err());
-/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Params {
     pairs: Vec<(String, String)>,
@@ -157,14 +149,6 @@ impl Params {
     ///
     /// # Errors
     /// [`BadRequest`] naming the parameter, if `parse` refuses the value.
-    ///
-    /// ```
-    /// use qipu::web::query::Params;
-    /// let p = Params::parse("n=12&x=y").unwrap();
-    /// assert_eq!(p.parsed("n", str::parse::<u8>), Ok(Some(12)));
-    /// assert_eq!(p.parsed("none", str::parse::<u8>), Ok(None));
-    /// assert!(p.parsed("x", str::parse::<u8>).is_err());
-    /// ```
     pub fn parsed<T, E: fmt::Display>(
         &self,
         key: &str,
@@ -224,6 +208,23 @@ mod tests {
         assert!(Params::parse(&long).is_err());
         let many: Vec<String> = (0..=MAX_PARAMS).map(|i| format!("k{i}=1")).collect();
         assert!(Params::parse(&many.join("&")).is_err());
+    }
+
+    #[test]
+    fn plus_is_a_space_and_moves_split_at_commas() {
+        let p = Params::parse("fen=9%2F9+w&moves=h2e2,h9g7").unwrap();
+        assert_eq!(p.get("fen"), Some("9/9 w"));
+        assert_eq!(p.moves("moves").unwrap(), vec!["h2e2", "h9g7"]);
+        assert!(Params::parse("a=%zz").is_err());
+    }
+
+    #[test]
+    fn parsed_names_the_parameter() {
+        let p = Params::parse("n=12&x=y").unwrap();
+        assert_eq!(p.parsed("n", str::parse::<u8>), Ok(Some(12)));
+        assert_eq!(p.parsed("none", str::parse::<u8>), Ok(None));
+        let e = p.parsed("x", str::parse::<u8>).unwrap_err();
+        assert!(e.0.starts_with("`x`: "), "{e}");
     }
 
     #[test]

@@ -175,10 +175,13 @@ fn explore(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
     let listed = super::explore::wants_formations(params)?;
     let store = store(worker)?;
     let answered = explorer::explore(store, &q).and_then(|answer| {
-        let formations = if listed {
-            Some(explorer::formation_counts(store, &q)?)
-        } else {
-            None
+        // Without a Janggi game every pair has none: the list is empty, and its 16 explores
+        // (each asking the games table whether it holds a Janggi game, a scan of the whole
+        // table when it does not) are skipped.
+        let formations = match (listed, answer.no_games) {
+            (false, _) => None,
+            (true, Some(explorer::NoGames::EmptyDatabase)) => Some(Vec::new()),
+            (true, _) => Some(explorer::formation_counts(store, &q)?),
         };
         Ok(ExploreWithFormations {
             answer: ExploreJson::from(&answer),

@@ -12,11 +12,14 @@
 //!   client that does not read its answer within [`Timeouts::write`](super::Timeouts::write). A request that is too
 //!   slow is answered `408`, a malformed one `400` (or `411`/`413`/`414`/`431`), and the
 //!   connection is closed; a quiet idle connection is closed without a word.
-//! - A fixed pool of worker threads, each with its [`Worker`] (its own read-only database
-//!   connection), answers the requests the connection threads have read, from one queue; the
-//!   connection thread writes the answer. Workers never read from or write to a client, so
-//!   slow clients cannot hold the database. An answer already in the [`Cache`] is taken by
-//!   the connection thread itself, without the hand-off to a worker.
+//! - A fixed pool of [`Worker`]s (each with its own read-only database connection;
+//!   [`Config::threads`] of them) answers the requests: once a connection thread has read a
+//!   whole request it borrows an idle worker (waiting for one when all are busy), computes
+//!   the answer with it on its own thread, gives the worker back, and only then writes the
+//!   answer. A worker is never held while a client is read or written, so slow clients
+//!   cannot hold the database, and at most that many answers are computed at once. (There is
+//!   no hand-off to another thread: a request costs no thread switch beyond its socket's.) An
+//!   answer already in the [`Cache`] is taken without a worker.
 //! - Bound to a loopback address, the server answers only requests addressed to this machine
 //!   ([`http::loopback_host`]; a request without `Host` is served): a page of another site
 //!   whose name was re-pointed at 127.0.0.1 (DNS rebinding) is answered `403`.
@@ -27,7 +30,7 @@ use std::{
     panic::{catch_unwind, AssertUnwindSafe},
     sync::{
         atomic::{AtomicUsize, Ordering},
-        mpsc, Arc, Mutex, MutexGuard,
+        mpsc, Arc, Condvar, Mutex, MutexGuard,
     },
     thread,
     time::{Duration, Instant},
@@ -87,7 +90,7 @@ impl Server {
         let cache = (config.cache_bytes > 0)
             .then(|| Arc::new(Cache::new(config.db.as_deref(), config.cache_bytes)));
         let workers = (0..config.threads.max(1))
-            .map(|_| Worker::open(config.clone(), cache.clone()))
+            .map(|_| Worker::with_cache(config.clone(), cache.clone()))
             .collect::<Result<Vec<_>, _>>()?;
         let listener =
             listen(&config.addr).map_err(|e| StartError::because(cannot_listen(&config), e))?;
@@ -116,29 +119,11 @@ impl Server {
     /// Answers requests until the process ends.
     pub fn run(self) {
         let max = self.config.max_connections.max(1);
-        let (jobs, pending) = mpsc::channel::<Job>();
-        let pending = Arc::new(Mutex::new(pending));
-        for mut worker in self.workers {
-            let pending = pending.clone();
-            let started = thread::Builder::new()
-                .name("qipu-worker".into())
-                .spawn(move || loop {
-                    let next = lock(&pending).recv();
-                    let Ok(job) = next else {
-                        return;
-                    };
-                    let reply = catch_unwind(AssertUnwindSafe(|| {
-                        route(&mut worker, &job.method, &job.target)
-                    }))
-                    .unwrap_or_else(|_| Reply::error(500, "internal error"));
-                    let _ = job.reply.send(reply);
-                });
-            if let Err(e) = started {
-                eprintln!("qipu serve: cannot start a worker thread: {e}");
-            }
-        }
         let shared = Arc::new(Shared {
-            jobs,
+            workers: Pool {
+                idle: Mutex::new(self.workers),
+                freed: Condvar::new(),
+            },
             open: AtomicUsize::new(0),
             config: self.config,
             cache: self.cache,
@@ -185,7 +170,7 @@ impl Server {
 
 /// What every connection thread shares.
 struct Shared {
-    jobs: mpsc::Sender<Job>,
+    workers: Pool,
     open: AtomicUsize,
     config: Arc<Config>,
     /// The workers' answer cache, read here first.
@@ -194,11 +179,35 @@ struct Shared {
     loopback: bool,
 }
 
-/// A request for the workers, and where its answer goes.
-struct Job {
-    method: String,
-    target: String,
-    reply: mpsc::Sender<Reply>,
+/// The workers not computing an answer right now.
+struct Pool {
+    idle: Mutex<Vec<Worker>>,
+    /// Signalled when a worker is given back.
+    freed: Condvar,
+}
+
+impl Pool {
+    /// Answers a request with an idle worker, waiting for one to be free; the worker is given
+    /// back before this returns, even if the route panicked (a bug: the answer is then 500).
+    fn answer(&self, method: &str, target: &str) -> Reply {
+        let mut worker = {
+            let mut idle = lock(&self.idle);
+            loop {
+                if let Some(w) = idle.pop() {
+                    break w;
+                }
+                idle = self
+                    .freed
+                    .wait(idle)
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+            }
+        };
+        let reply = catch_unwind(AssertUnwindSafe(|| route(&mut worker, method, target)))
+            .unwrap_or_else(|_| Reply::error(500, "internal error"));
+        lock(&self.idle).push(worker);
+        self.freed.notify_one();
+        reply
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -206,27 +215,16 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    /// Answers `head` from the cache, or else has a worker answer it (waiting for one to be
-    /// free). Only the database routes' successful answers are cached, under their target,
-    /// and only `GET`/`HEAD` are looked up, so a hit is what the route would answer.
-    fn answer(&self, head: Head, replies: &(mpsc::Sender<Reply>, mpsc::Receiver<Reply>)) -> Reply {
+    /// Answers `head` from the cache, or else with a worker (waiting for one to be free).
+    /// Only the database routes' successful answers are cached, under their target, and only
+    /// `GET`/`HEAD` are looked up, so a hit is what the route would answer.
+    fn answer(&self, head: &Head) -> Reply {
         if matches!(head.method.as_str(), "GET" | "HEAD") {
             if let Some(reply) = self.cache.as_deref().and_then(|c| c.answer(&head.target)) {
                 return reply;
             }
         }
-        let job = Job {
-            method: head.method,
-            target: head.target,
-            reply: replies.0.clone(),
-        };
-        if self.jobs.send(job).is_err() {
-            return Reply::error(503, "no worker left");
-        }
-        replies
-            .1
-            .recv()
-            .unwrap_or_else(|_| Reply::error(500, "internal error"))
+        self.workers.answer(&head.method, &head.target)
     }
 }
 
@@ -289,7 +287,6 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
         buf: Vec::new(),
         shared,
     };
-    let replies = mpsc::channel();
     let mut first = true;
     loop {
         let read = c.read_head(if first { limits.head } else { limits.idle }, !first);
@@ -325,7 +322,7 @@ fn serve_connection(stream: TcpStream, shared: &Shared) {
             );
         }
         let (keep_alive, http10, with_body) = (head.keep_alive, head.http10, head.method != "HEAD");
-        let reply = shared.answer(head, &replies);
+        let reply = shared.answer(&head);
         if c.send(keep_alive, http10, with_body, &reply).is_err() || !keep_alive {
             return c.close();
         }

@@ -32,12 +32,21 @@ impl Worker {
         }
     }
 
-    /// Opens the worker's own read-only connection to the configured database.
+    /// Opens the worker's own read-only connection to the configured database (and its
+    /// books); it keeps no answer cache.
     ///
     /// # Errors
     /// [`StartError`] naming the file that could not be opened, with the store's or book's
     /// error as its source.
-    pub fn open(config: Arc<Config>, cache: Option<Arc<Cache>>) -> Result<Worker, StartError> {
+    pub fn open(config: Arc<Config>) -> Result<Worker, StartError> {
+        Worker::with_cache(config, None)
+    }
+
+    /// [`Worker::open`], sharing the server's answer cache.
+    pub(crate) fn with_cache(
+        config: Arc<Config>,
+        cache: Option<Arc<Cache>>,
+    ) -> Result<Worker, StartError> {
         let store =
             match &config.db {
                 Some(path) => Some(Store::open_read_only(path).map_err(|e| {
@@ -73,7 +82,7 @@ impl Worker {
     }
 
     /// The answer cache, if enabled.
-    pub fn cache(&self) -> Option<&Cache> {
+    pub(crate) fn cache(&self) -> Option<&Cache> {
         self.cache.as_deref()
     }
 
