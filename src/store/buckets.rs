@@ -8,11 +8,11 @@
 //! read in parts through a [`Source`] (the store reads only the parts a question needs).
 //! No SQL here.
 //!
-//! Frozen layout (format 3; any change is a new format number; format 2 is still decoded, for
-//! the migration of schema 9, which re-encodes it):
+//! Frozen layout (format 4; any change is a new format number; formats 2 and 3 are still
+//! decoded, for the migrations of schemas 9 and 10, which re-encode them):
 //!
 //! ```text
-//! buckets   = varint 3 (format), varint d, directory (d bytes),
+//! buckets   = varint 4 (format), varint d, directory (d bytes),
 //!             the rests parts of every move, then their months parts, then their cells
 //!             parts (each part in directory order)
 //! directory = varint n, then n × (varint move code, varint byte length of its rests part,
@@ -23,13 +23,20 @@
 //! rests     = varint c, then c × (varint rest − previous rest, the first from 0,
 //!             varint length of the body, total body), by rest (rest = bucket % 165)
 //! months    = varint m, then m × (varint month code − previous, the first from 0,
-//!             varint length of the body, cell body), by month
+//!             sized body), by month
 //! cells     = varint m, then m × month, by month
 //! month     = varint (month code − previous month of the move, the first from 0),
 //!             varint byte length of its cells (so that a month that does not pass is skipped),
 //!             varint c, then c × cell, by rest
 //! cell      = varint (rest − previous rest of the month, the first from 0), where
-//!             bucket = month × 165 + rest, varint length of the body, cell body
+//!             bucket = month × 165 + rest, sized body
+//! sized body = varint (length << 1 | 1), one-game body: the sums of one game
+//!             | varint (length << 1), cell body
+//! one-game body = varint (day << 2 | result) (day 0–31, result 0 unknown, 1 first won,
+//!             2 draw, 3 second won), varint first rating + 1, varint second rating + 1
+//!             (0 = unknown), varint game id, and for the move 65535 only: varint
+//!             termination code (0 unknown) — written for every sum of exactly one game
+//!             (its first and last day the same, what it holds one game's)
 //! cell body = varint games, first_wins, draws, second_wins, rating_sum, rating_count,
 //!             first_rating_sum, first_rating_count,
 //!             first day, last day (0–31, 0 = a date without a day),
@@ -44,7 +51,9 @@
 //!             code, the codes with games only
 //! ```
 //!
-//! Format 2 was `varint 2, varint n, n × (varint move code, varint length, cells)`.
+//! Format 3 was format 4 with every sized body `varint length, cell body` (no one-game
+//! bodies); format 2 was `varint 2, varint n, n × (varint move code, varint length, cells)`
+//! with format 3's cells.
 //!
 //! The dates of a cell's games share its month, so the first and last dates are the month and
 //! the smallest and greatest day (a date without a day sorts first, as its text does); the
@@ -54,7 +63,7 @@
 use std::{borrow::Cow, ops::Range};
 
 use super::{
-    codec::END_OF_GAME,
+    codec::{result_code, result_from_code, END_OF_GAME},
     filter::{calendar_month, date_text, year_of, Matcher, PER_MONTH},
     game_facts::GameFacts,
     links::move_from_code,
@@ -63,7 +72,9 @@ use super::{
     StoreError,
 };
 
-const BUCKETS_FORMAT: u64 = 3;
+const BUCKETS_FORMAT: u64 = 4;
+/// Format 3: format 4's layout with every cell body in full (re-encoded by schema 10).
+const FORMAT_3: u64 = 3;
 /// The format the migration of schema 9 re-encodes.
 const OLD_FORMAT: u64 = 2;
 
@@ -141,16 +152,27 @@ impl Parts {
     }
 }
 
+/// Reads the next move code of a list kept by code: above `prev`, which it becomes.
+fn next_move(r: &mut Reader<'_>, prev: &mut Option<u16>) -> Result<u16, StoreError> {
+    let code: u16 = r.int()?;
+    if prev.is_some_and(|p| p >= code) {
+        return Err(corrupt("moves out of order"));
+    }
+    *prev = Some(code);
+    Ok(code)
+}
+
 /// Bytes read first: the format and the directory's length.
 const HEAD: usize = 24;
 
-/// Reads a format-3 blob's directory.
-fn directory(src: &mut impl Source) -> Result<Vec<Parts>, StoreError> {
+/// Reads a format-3 or format-4 blob's directory; with whether its cell bodies may be
+/// compact (format 4).
+fn directory(src: &mut impl Source) -> Result<(Vec<Parts>, bool), StoreError> {
     let len = src.len();
     let head = src.read(0..HEAD.min(len))?;
     let mut r = Reader::new(&head, "buckets");
     let format = r.u64()?;
-    if format != BUCKETS_FORMAT {
+    if format != BUCKETS_FORMAT && format != FORMAT_3 {
         return Err(corrupt(&format!("unknown format {format}")));
     }
     let d: usize = r.int()?;
@@ -166,11 +188,7 @@ fn directory(src: &mut impl Source) -> Result<Vec<Parts>, StoreError> {
     let mut lens = Vec::with_capacity(n.min(d));
     let mut prev: Option<u16> = None;
     for _ in 0..n {
-        let code: u16 = r.int()?;
-        if prev.is_some_and(|p| p >= code) {
-            return Err(corrupt("moves out of order"));
-        }
-        prev = Some(code);
+        let code = next_move(&mut r, &mut prev)?;
         let (a, b, c): (usize, usize, usize) = (r.int()?, r.int()?, r.int()?);
         lens.push((code, a, b, c));
     }
@@ -203,7 +221,7 @@ fn directory(src: &mut impl Source) -> Result<Vec<Parts>, StoreError> {
     if at != len {
         return Err(corrupt("length does not match its directory"));
     }
-    Ok(parts)
+    Ok((parts, format == BUCKETS_FORMAT))
 }
 
 /// The sums of some games as the parts keep them: a cell's, a month's or a rest's.
@@ -289,9 +307,66 @@ fn read_endings(r: &mut Reader<'_>) -> Result<[u64; ENDINGS], StoreError> {
     Ok(endings)
 }
 
-/// Appends a cell body, length first.
-fn put_cell_body(out: &mut Vec<u8>, body: &mut Vec<u8>, c: &Cell, ended: bool) {
+/// The one game a cell holds, when it holds one and its compact body says all of it: its
+/// result code, its ratings and its ending (0 unknown).
+fn single_game(c: &Cell, ended: bool) -> Option<(i64, [Option<u32>; 2], usize)> {
+    let g = &c.counts;
+    if g.games != 1 || c.first_day != c.last_day || g.rating_count > 2 {
+        return None;
+    }
+    let first = match g.first_rating_count {
+        0 => None,
+        _ => Some(u32::try_from(g.first_rating_sum).ok()?),
+    };
+    let second = match g.rating_count.checked_sub(g.first_rating_count)? {
+        0 => None,
+        _ => Some(u32::try_from(g.rating_sum.checked_sub(g.first_rating_sum)?).ok()?),
+    };
+    let ratings = [first, second];
+    let result = match (g.first_wins, g.draws, g.second_wins) {
+        (0, 0, 0) => None,
+        (1, 0, 0) => result_from_code(1),
+        (0, 1, 0) => result_from_code(2),
+        (0, 0, 1) => result_from_code(3),
+        _ => return None,
+    };
+    let mut one = GameCounts::default();
+    one.add_game(result, ratings);
+    if one != *g {
+        return None;
+    }
+    let ending = if ended {
+        let e = c.endings.iter().position(|n| *n == 1)?;
+        if c.endings.iter().sum::<u64>() != 1 {
+            return None;
+        }
+        e
+    } else {
+        0
+    };
+    Some((result_code(result), ratings, ending))
+}
+
+/// Appends a cell body, length first: in format 4 (`compact`) `varint (length << 1 | 1)`
+/// and the compact body of a cell of one game, else `varint (length << 1)` and the full
+/// body (format 3: `varint length`, the full body).
+fn put_cell_body(out: &mut Vec<u8>, body: &mut Vec<u8>, c: &Cell, ended: bool, compact: bool) {
     body.clear();
+    if compact {
+        if let Some((result, ratings, ending)) = single_game(c, ended) {
+            varint::put(body, u64::from(c.first_day) << 2 | result as u64);
+            for r in ratings {
+                varint::put(body, r.map_or(0, |r| u64::from(r) + 1));
+            }
+            varint::put(body, c.first_game.unsigned_abs());
+            if ended {
+                varint::put(body, ending as u64);
+            }
+            varint::put(out, (body.len() as u64) << 1 | 1);
+            out.extend_from_slice(body);
+            return;
+        }
+    }
     varint::put_counts(body, &c.counts);
     varint::put(body, u64::from(c.first_day));
     varint::put(body, u64::from(c.last_day));
@@ -299,7 +374,7 @@ fn put_cell_body(out: &mut Vec<u8>, body: &mut Vec<u8>, c: &Cell, ended: bool) {
     if ended {
         put_endings(body, &c.endings);
     }
-    varint::put(out, body.len() as u64);
+    varint::put(out, (body.len() as u64) << u8::from(compact));
     out.extend_from_slice(body);
 }
 
@@ -331,8 +406,8 @@ fn put_total_body(out: &mut Vec<u8>, body: &mut Vec<u8>, t: &Total, ended: bool)
     out.extend_from_slice(body);
 }
 
-/// Appends a move's cells part.
-fn put_cells(out: &mut Vec<u8>, cells: &[Cell], ended: bool) {
+/// Appends a move's cells part (`compact`: format 4's cell bodies).
+fn put_cells(out: &mut Vec<u8>, cells: &[Cell], ended: bool, compact: bool) {
     let (mut month_buf, mut body) = (Vec::new(), Vec::new());
     let months: Vec<&[Cell]> = cells
         .chunk_by(|a, b| a.bucket / PER_MONTH == b.bucket / PER_MONTH)
@@ -350,7 +425,7 @@ fn put_cells(out: &mut Vec<u8>, cells: &[Cell], ended: bool) {
             let rest = c.bucket % PER_MONTH;
             varint::put(&mut month_buf, u64::from(rest - prev_rest));
             prev_rest = rest;
-            put_cell_body(&mut month_buf, &mut body, c, ended);
+            put_cell_body(&mut month_buf, &mut body, c, ended, compact);
         }
         varint::put(out, month_buf.len() as u64);
         out.extend_from_slice(&month_buf);
@@ -446,8 +521,14 @@ impl Buckets {
         }
     }
 
-    /// The blob stored in `positions.buckets` (format 3, see the module doc).
+    /// The blob stored in `positions.buckets` (format 4, see the module doc).
     pub(super) fn encode(&self) -> Vec<u8> {
+        self.encode_in(BUCKETS_FORMAT)
+    }
+
+    /// The blob in format 4, or in format 3 (every cell body in full: what schema 9 wrote).
+    fn encode_in(&self, format: u64) -> Vec<u8> {
+        let compact = format == BUCKETS_FORMAT;
         let n_cells: usize = self.moves.iter().map(|m| m.1.len()).sum();
         let (mut dir, mut rests, mut months, mut cells) = (
             Vec::with_capacity(8 + self.moves.len() * 8),
@@ -460,7 +541,7 @@ impl Buckets {
         for (mv, move_cells) in &self.moves {
             let ended = *mv == END_OF_GAME;
             let (r0, m0, c0) = (rests.len(), months.len(), cells.len());
-            put_cells(&mut cells, move_cells, ended);
+            put_cells(&mut cells, move_cells, ended, compact);
             let by_month = month_sums(move_cells);
             if !move_cells.is_empty() && by_month.len() * 2 <= move_cells.len() {
                 varint::put(&mut months, by_month.len() as u64);
@@ -469,7 +550,7 @@ impl Buckets {
                     let m = c.bucket / PER_MONTH;
                     varint::put(&mut months, u64::from(m - prev));
                     prev = m;
-                    put_cell_body(&mut months, &mut body, c, ended);
+                    put_cell_body(&mut months, &mut body, c, ended, compact);
                 }
             }
             let by_rest = rest_sums(move_cells);
@@ -488,7 +569,7 @@ impl Buckets {
             }
         }
         let mut out = Vec::with_capacity(12 + dir.len() + rests.len() + months.len() + cells.len());
-        varint::put(&mut out, BUCKETS_FORMAT);
+        varint::put(&mut out, format);
         varint::put(&mut out, dir.len() as u64);
         for part in [dir, rests, months, cells] {
             out.extend_from_slice(&part);
@@ -496,7 +577,7 @@ impl Buckets {
         out
     }
 
-    /// The inverse of [`Buckets::encode`] (its cells parts; format 2 is read too).
+    /// The inverse of [`Buckets::encode`] (its cells parts; formats 2 and 3 are read too).
     pub(super) fn decode(bytes: &[u8]) -> Result<Buckets, StoreError> {
         let mut moves: Vec<(u16, Vec<Cell>)> = Vec::new();
         let mut r = Reader::new(bytes, "buckets");
@@ -504,18 +585,21 @@ impl Buckets {
             let n: usize = r.int()?;
             let mut prev: Option<u16> = None;
             for _ in 0..n {
-                let mv: u16 = r.int()?;
-                if prev.is_some_and(|p| p >= mv) {
-                    return Err(corrupt("moves out of order"));
-                }
-                prev = Some(mv);
+                let mv = next_move(&mut r, &mut prev)?;
                 let len: usize = r.int()?;
                 let start = r.offset();
                 r.skip(len)?;
                 let mut cells = Vec::new();
-                walk_cells(&bytes[start..start + len], mv, None, Body::Full, |c| {
-                    cells.push(c);
-                })?;
+                walk_cells(
+                    &bytes[start..start + len],
+                    mv,
+                    None,
+                    Body::Full,
+                    false,
+                    |c| {
+                        cells.push(c);
+                    },
+                )?;
                 moves.push((mv, cells));
             }
             if !r.is_empty() {
@@ -524,11 +608,19 @@ impl Buckets {
             return Ok(Buckets { moves });
         }
         let mut src = bytes;
-        for p in directory(&mut src)? {
+        let (dir, compact) = directory(&mut src)?;
+        for p in dir {
             let mut cells = Vec::new();
-            walk_cells(&bytes[p.cells.clone()], p.code, None, Body::Full, |c| {
-                cells.push(c);
-            })?;
+            walk_cells(
+                &bytes[p.cells.clone()],
+                p.code,
+                None,
+                Body::Full,
+                compact,
+                |c| {
+                    cells.push(c);
+                },
+            )?;
             moves.push((p.code, cells));
         }
         Ok(Buckets { moves })
@@ -675,7 +767,7 @@ fn read_parts(
 /// code), and the history of the games through the position, each from the smallest part
 /// of the blob that answers it.
 pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, StoreError> {
-    let dir = directory(src)?;
+    let (dir, compact) = directory(src)?;
     let want = wanted(matcher);
     let history_part = if matcher.all_rests_pass() {
         Part::Months
@@ -701,10 +793,10 @@ pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, St
         let code = dir[i].code;
         if code == ALL_GAMES {
             return match part {
-                Part::Months => walk_months(bytes, code, matcher, Body::Results, |c| {
+                Part::Months => walk_months(bytes, code, matcher, Body::Results, compact, |c| {
                     add_month(&mut history, &c)
                 }),
-                _ => walk_cells(bytes, code, Some(matcher), Body::Results, |c| {
+                _ => walk_cells(bytes, code, Some(matcher), Body::Results, compact, |c| {
                     add_month(&mut history, &c)
                 }),
             };
@@ -716,10 +808,10 @@ pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, St
         };
         match part {
             Part::Rests => walk_rests(bytes, code, matcher, Body::Full, |_, x| add(x))?,
-            Part::Months => walk_months(bytes, code, matcher, Body::Full, |c| {
+            Part::Months => walk_months(bytes, code, matcher, Body::Full, compact, |c| {
                 add(Total::of_cell(&c))
             })?,
-            Part::Cells => walk_cells(bytes, code, Some(matcher), Body::Full, |c| {
+            Part::Cells => walk_cells(bytes, code, Some(matcher), Body::Full, compact, |c| {
                 add(Total::of_cell(&c))
             })?,
         }
@@ -738,7 +830,7 @@ pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, St
 /// The games through the position that pass `matcher`: the entry of every game alone, from
 /// its smallest part that answers, and of each sum only its first number (its games) read.
 pub(super) fn total(src: &mut impl Source, matcher: &Matcher) -> Result<u64, StoreError> {
-    let dir = directory(src)?;
+    let (dir, compact) = directory(src)?;
     let Some(all) = dir.iter().find(|p| p.code == ALL_GAMES) else {
         return Ok(0);
     };
@@ -750,12 +842,17 @@ pub(super) fn total(src: &mut impl Source, matcher: &Matcher) -> Result<u64, Sto
         Part::Rests => walk_rests(&bytes, ALL_GAMES, matcher, Body::Games, |_, t| {
             add(t.counts.games)
         })?,
-        Part::Months => walk_months(&bytes, ALL_GAMES, matcher, Body::Games, |c| {
+        Part::Months => walk_months(&bytes, ALL_GAMES, matcher, Body::Games, compact, |c| {
             add(c.counts.games)
         })?,
-        Part::Cells => walk_cells(&bytes, ALL_GAMES, Some(matcher), Body::Games, |c| {
-            add(c.counts.games)
-        })?,
+        Part::Cells => walk_cells(
+            &bytes,
+            ALL_GAMES,
+            Some(matcher),
+            Body::Games,
+            compact,
+            |c| add(c.counts.games),
+        )?,
     }
     Ok(games)
 }
@@ -765,15 +862,18 @@ fn corrupt(why: &str) -> StoreError {
 }
 
 /// Reads a length-prefixed list of `(varint key − previous key, varint body length, body)`,
-/// keys increasing and below `limit`: calls `f(key, body reader)` for the keys `passes`
-/// lets through (the others are skipped unread); `f` must read its body whole unless
-/// `skip_rest` (then what it leaves is skipped).
+/// keys increasing and below `limit`: calls `f(key, single, body reader)` for the keys
+/// `passes` lets through (the others are skipped unread); `f` must read its body whole
+/// unless `skip_rest` (then what it leaves is skipped). With `flagged` the length is
+/// `varint (length << 1 | single)` (format 4's cell bodies: `single` = a compact body of
+/// one game), else `single` is false.
 fn walk_list(
     r: &mut Reader<'_>,
     limit: u32,
     passes: impl Fn(u32) -> bool,
     skip_rest: bool,
-    mut f: impl FnMut(u32, &mut Reader<'_>) -> Result<(), StoreError>,
+    flagged: bool,
+    mut f: impl FnMut(u32, bool, &mut Reader<'_>) -> Result<(), StoreError>,
 ) -> Result<(), StoreError> {
     let n: usize = r.int()?;
     let mut key: u32 = 0;
@@ -786,7 +886,11 @@ fn walk_list(
             .checked_add(delta)
             .filter(|k| *k < limit)
             .ok_or_else(|| corrupt("key out of range"))?;
-        let len: usize = r.int()?;
+        let mut len: usize = r.int()?;
+        let single = flagged && len & 1 == 1;
+        if flagged {
+            len >>= 1;
+        }
         if !passes(key) {
             r.skip(len)?;
             continue;
@@ -795,7 +899,7 @@ fn walk_list(
             .offset()
             .checked_add(len)
             .ok_or_else(|| corrupt("bad length"))?;
-        f(key, r)?;
+        f(key, single, r)?;
         let left = end
             .checked_sub(r.offset())
             .ok_or_else(|| corrupt("bad length"))?;
@@ -813,10 +917,11 @@ fn walk_part(
     limit: u32,
     passes: impl Fn(u32) -> bool,
     skip_rest: bool,
-    f: impl FnMut(u32, &mut Reader<'_>) -> Result<(), StoreError>,
+    flagged: bool,
+    f: impl FnMut(u32, bool, &mut Reader<'_>) -> Result<(), StoreError>,
 ) -> Result<(), StoreError> {
     let mut r = Reader::new(bytes, "buckets");
-    walk_list(&mut r, limit, passes, skip_rest, f)?;
+    walk_list(&mut r, limit, passes, skip_rest, flagged, f)?;
     if !r.is_empty() {
         return Err(corrupt("trailing bytes"));
     }
@@ -857,8 +962,56 @@ enum Body {
     Games,
 }
 
-/// Reads a cell body as far as `body` asks (the caller skips what is left).
-fn read_body(r: &mut Reader<'_>, bucket: u32, ended: bool, body: Body) -> Result<Cell, StoreError> {
+/// Reads the compact body of a cell of one game (format 4) as far as `body` asks.
+fn read_single(
+    r: &mut Reader<'_>,
+    bucket: u32,
+    ended: bool,
+    body: Body,
+) -> Result<Cell, StoreError> {
+    let x = r.u64()?;
+    let day = u8::try_from(x >> 2).map_err(|_| corrupt("bad day"))?;
+    let result = result_from_code((x & 3) as i64);
+    let mut c = Cell {
+        bucket,
+        first_day: day,
+        last_day: day,
+        ..Cell::default()
+    };
+    if body == Body::Games {
+        c.counts.games = 1;
+        return Ok(c);
+    }
+    let mut ratings = [None; 2];
+    if body == Body::Full {
+        for slot in &mut ratings {
+            *slot = match r.int::<u32>()? {
+                0 => None,
+                n => Some(n - 1),
+            };
+        }
+        c.first_game = r.int()?;
+        if ended {
+            let e: usize = r.int()?;
+            *c.endings.get_mut(e).ok_or_else(|| corrupt("bad ending"))? = 1;
+        }
+    }
+    c.counts.add_game(result, ratings);
+    Ok(c)
+}
+
+/// Reads a cell body as far as `body` asks (the caller skips what is left); `single`: the
+/// compact body of a cell of one game.
+fn read_body(
+    r: &mut Reader<'_>,
+    bucket: u32,
+    ended: bool,
+    body: Body,
+    single: bool,
+) -> Result<Cell, StoreError> {
+    if single {
+        return read_single(r, bucket, ended, body);
+    }
     let counts = match body {
         Body::Full => return read_cell(r, bucket, ended),
         Body::Results => GameCounts {
@@ -887,6 +1040,7 @@ fn walk_cells(
     mv: u16,
     matcher: Option<&Matcher>,
     body: Body,
+    compact: bool,
     mut f: impl FnMut(Cell),
 ) -> Result<(), StoreError> {
     let ended = mv == END_OF_GAME;
@@ -895,14 +1049,16 @@ fn walk_cells(
         MONTH_LIMIT,
         |m| matcher.is_none_or(|x| x.month_passes(m)),
         false,
-        |month, r| {
+        false,
+        |month, _, r| {
             walk_list(
                 r,
                 PER_MONTH,
                 |rest| matcher.is_none_or(|x| x.rest_passes(rest)),
                 body != Body::Full,
-                |rest, r| {
-                    f(read_body(r, month * PER_MONTH + rest, ended, body)?);
+                compact,
+                |rest, single, r| {
+                    f(read_body(r, month * PER_MONTH + rest, ended, body, single)?);
                     Ok(())
                 },
             )
@@ -917,6 +1073,7 @@ fn walk_months(
     mv: u16,
     matcher: &Matcher,
     body: Body,
+    compact: bool,
     mut f: impl FnMut(Cell),
 ) -> Result<(), StoreError> {
     let ended = mv == END_OF_GAME;
@@ -925,8 +1082,9 @@ fn walk_months(
         MONTH_LIMIT,
         |m| matcher.month_passes(m),
         body != Body::Full,
-        |month, r| {
-            f(read_body(r, month * PER_MONTH, ended, body)?);
+        compact,
+        |month, single, r| {
+            f(read_body(r, month * PER_MONTH, ended, body, single)?);
             Ok(())
         },
     )
@@ -972,7 +1130,8 @@ fn walk_rests(
         PER_MONTH,
         |rest| matcher.rest_passes(rest),
         body == Body::Games,
-        |rest, r| {
+        false,
+        |rest, _, r| {
             let t = if body == Body::Games {
                 Total {
                     counts: GameCounts {
@@ -1040,6 +1199,16 @@ mod tests {
         assert_eq!(one_by_one, b);
         let blob = b.encode();
         assert_eq!(Buckets::decode(&blob).unwrap(), b);
+        // Cells of one game are there, and their compact bodies make the blob smaller than
+        // format 3's, which decodes and sums the same.
+        assert!(b
+            .moves
+            .iter()
+            .flat_map(|m| &m.1)
+            .any(|c| c.counts.games == 1));
+        let full = b.encode_in(FORMAT_3);
+        assert!(blob.len() < full.len());
+        assert_eq!(Buckets::decode(&full).unwrap(), b);
         let filter = BucketFilter {
             since: Some("2020-06".parse().unwrap()),
             min_rating: Some(2000),
@@ -1047,6 +1216,7 @@ mod tests {
             ..BucketFilter::default()
         };
         let summed = sum(&mut &blob[..], &filter.matcher()).unwrap();
+        assert_eq!(sum(&mut &full[..], &filter.matcher()).unwrap(), summed);
         // Counted by hand from the same games.
         let mut want = MoveRow {
             mv: Some("h2e2".parse().unwrap()),
@@ -1103,6 +1273,71 @@ mod tests {
         bad.push(0);
         assert!(sum(&mut &bad[..], &filter.matcher()).is_err());
         assert!(Buckets::decode(&blob[..blob.len() - 1]).is_err());
+    }
+
+    /// `Buckets::replace` of a game sharing its cell with the cell's first-day game: the
+    /// delta must give the cells a count from scratch gives, or refuse (a recount).
+    #[test]
+    fn replace_recounts_a_first_day_it_cannot_tell() {
+        let mv = "h2e2".parse::<Move>().unwrap().to_u16();
+        let facts = |date: &str| {
+            GameFacts::new(
+                Some(Outcome::Draw),
+                [Some(2000), Some(2100)],
+                Some(date),
+                None,
+                None,
+                None,
+            )
+        };
+        // One cell (same month, rest): game 20 holds its first day, 10 a later one, 30 the
+        // first day too with a greater id.
+        let games = [
+            (10, facts("2020-05-09")),
+            (20, facts("2020-05-03")),
+            (30, facts("2020-05-03")),
+        ];
+        let counted = |games: &[(i64, GameFacts)]| {
+            let mut b = Buckets::default();
+            b.add(games.iter().map(|(id, g)| (mv, *id, *g)).collect());
+            b
+        };
+        let start = counted(&games);
+        assert_eq!(start.moves[0].1.len(), 1);
+        assert_eq!(
+            (
+                start.moves[0].1[0].first_day,
+                start.moves[0].1[0].first_game
+            ),
+            (3, 20)
+        );
+        // (game replaced, its new date, whether the cells alone can tell)
+        let cases = [
+            // The first-day game moves later in its cell: who is first now is not in the
+            // cell (here game 30, in general any): a recount.
+            (20, "2020-05-20", false),
+            // It stays on its day, or goes earlier: still the first.
+            (20, "2020-05-03", true),
+            (20, "2020-05-01", true),
+            // A game of the first day that is not the first game, moved later: the first
+            // stays game 20.
+            (30, "2020-05-25", true),
+            // The first-day game leaves the cell (another month): a recount.
+            (20, "2021-05-03", false),
+        ];
+        for (id, date, tells) in cases {
+            let old = games.iter().find(|g| g.0 == id).unwrap().1;
+            let new = facts(date);
+            let mut b = start.clone();
+            assert_eq!(b.replace(mv, id, &old, &new), tells, "{id} {date}");
+            if tells {
+                let after: Vec<_> = games
+                    .iter()
+                    .map(|&(i, g)| (i, if i == id { new } else { g }))
+                    .collect();
+                assert_eq!(b, counted(&after), "{id} {date}");
+            }
+        }
     }
 
     /// Many games in few rests and months, so that every part is written.
@@ -1162,7 +1397,8 @@ mod tests {
         let mut b = Buckets::default();
         b.add(games.clone());
         let blob = b.encode();
-        let dir = directory(&mut &blob[..]).unwrap();
+        let (dir, compact) = directory(&mut &blob[..]).unwrap();
+        assert!(compact);
         assert!(dir
             .iter()
             .all(|p| !p.rests.is_empty() && !p.months.is_empty()));
@@ -1175,7 +1411,7 @@ mod tests {
         let mut body = Vec::new();
         for (mv, cells) in &b.moves {
             let start = body.len();
-            put_cells(&mut body, cells, *mv == END_OF_GAME);
+            put_cells(&mut body, cells, *mv == END_OF_GAME, true);
             varint::put(&mut dir_bytes, u64::from(*mv));
             for n in [0, 0, body.len() - start] {
                 varint::put(&mut dir_bytes, n as u64);
@@ -1187,6 +1423,9 @@ mod tests {
         cells_only.extend_from_slice(&body);
         assert!(cells_only.len() < blob.len());
         assert_eq!(Buckets::decode(&cells_only).unwrap(), b);
+        // Format 3 (every body in full) answers the same.
+        let full = b.encode_in(FORMAT_3);
+        assert_eq!(Buckets::decode(&full).unwrap(), b);
         let m = |s: &str| Some(s.parse().unwrap());
         let filters = [
             BucketFilter::default(),
@@ -1218,6 +1457,7 @@ mod tests {
             let matcher = f.matcher();
             let got = sum(&mut &blob[..], &matcher).unwrap();
             assert_eq!(got, sum(&mut &cells_only[..], &matcher).unwrap(), "{f:?}");
+            assert_eq!(got, sum(&mut &full[..], &matcher).unwrap(), "{f:?}");
             // Against the games themselves.
             let passing: Vec<_> = games
                 .iter()
@@ -1231,6 +1471,7 @@ mod tests {
             let all = total(&mut &blob[..], &matcher).unwrap();
             assert_eq!(all, passing.len() as u64, "{f:?}");
             assert_eq!(all, total(&mut &cells_only[..], &matcher).unwrap());
+            assert_eq!(all, total(&mut &full[..], &matcher).unwrap());
             let dated = got.history.iter().map(|h| h.games).sum::<u64>();
             let calendar = passing
                 .iter()
@@ -1262,7 +1503,7 @@ mod tests {
         varint::put(&mut old, b.moves.len() as u64);
         for (mv, cells) in &b.moves {
             let mut part = Vec::new();
-            put_cells(&mut part, cells, *mv == END_OF_GAME);
+            put_cells(&mut part, cells, *mv == END_OF_GAME, false);
             varint::put(&mut old, u64::from(*mv));
             varint::put(&mut old, part.len() as u64);
             old.extend_from_slice(&part);

@@ -80,6 +80,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../schema/009_bucket_parts.sql"),
         then: Some(Store::reencode_buckets),
     },
+    Migration {
+        name: "010_compact_cells",
+        sql: include_str!("../../schema/010_compact_cells.sql"),
+        // Format 3 decodes to the same cells; they are written in format 4.
+        then: Some(Store::reencode_buckets),
+    },
 ];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {

@@ -1,0 +1,5 @@
+-- qipu database, schema version 10: a cell of one game in a busy position's buckets gets a
+-- compact body (buckets format 4: its day and result, its two ratings and its id, flagged in
+-- the body's length), about 7 bytes less than the full sums of format 3. No table changes:
+-- the Rust step of src/store/migrate.rs re-encodes every busy position's buckets (format 3
+-- decodes to the same cells), in the same transaction; nothing is counted again.
