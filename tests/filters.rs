@@ -66,6 +66,13 @@ fn sample_store() -> Store {
 
 /// The games of some paths, with varied facts, imported at depth 40.
 fn store_of(paths: &[std::path::PathBuf]) -> Store {
+    let mut store = Store::open_in_memory().unwrap();
+    import_into(&mut store, paths);
+    store
+}
+
+/// Imports the games of some paths, with varied facts, at depth 40.
+fn import_into(store: &mut Store, paths: &[std::path::PathBuf]) {
     let mut mix = Rng(12);
     let games: Vec<Game> = paths
         .iter()
@@ -77,15 +84,13 @@ fn store_of(paths: &[std::path::PathBuf]) -> Store {
         })
         .collect();
     assert!(games.len() > 2000, "the sample has {} games", games.len());
-    let mut store = Store::open_in_memory().unwrap();
     // Small batches: positions also turn busy from games already stored (read back from
     // their rows), not only from the games of one batch.
     let options = ImportOptions {
         batch_games: 300,
         ..ImportOptions::default()
     };
-    import(&mut store, games.into_iter().map(Ok), &options, |_| {}).unwrap();
-    store
+    import(store, games.into_iter().map(Ok), &options, |_| {}).unwrap();
 }
 
 /// What the oracle needs of a stored game.
@@ -664,6 +669,7 @@ fn check_explorer(store: &Store, min_moves: usize) {
     all.push(BucketFilter::default());
     let mut checked_moves = 0;
     let mut transposed = 0;
+    let mut big_checked = 0;
     for variant in Variant::ALL {
         let start = Line::start(variant, EXPLORE_RULES);
         let mut lines = vec![start.clone()];
@@ -772,9 +778,8 @@ fn check_explorer(store: &Store, min_moves: usize) {
                 }
                 assert_eq!(a.ended.how, how, "{f:?}");
                 assert_eq!(a.ended.counts.games, how.iter().sum::<u64>());
-                // The top games: of the candidates (every game that passes where the
-                // position has at most 1,000 games; else those of its 100 best that pass; unfiltered, the first `top_games` of those), a known result
-                // first, then real names on both sides, then rating and date.
+                // The top games: the best `top_games` of every game that passes, a known
+                // result first, then real names on both sides, then rating and date.
                 let order = |g: &Scanned| {
                     // The names only matter as real or not (judged above by is_real_name).
                     let names = if g.real_names {
@@ -787,37 +792,40 @@ fn check_explorer(store: &Store, min_moves: usize) {
                     (std::cmp::Reverse(score), g.id)
                 };
                 let mut pool: Vec<&Scanned> = everyone.get(&key).cloned().unwrap_or_default();
-                pool.sort_by_key(|g| order(g));
-                if pool.len() > 1000 || f.is_empty() {
-                    pool.truncate(qipu::store::TOP_KEPT);
-                }
                 let passing: std::collections::HashSet<i64> =
                     through.iter().map(|(g, _)| g.id).collect();
                 pool.retain(|g| passing.contains(&g.id));
-                if f.is_empty() {
-                    pool.truncate(q.top_games);
-                }
                 pool.sort_by_key(|g| (g.result.is_none(), !g.real_names, order(g)));
                 let want: Vec<i64> = pool.iter().take(q.top_games).map(|g| g.id).collect();
                 let got: Vec<i64> = a.top_games.iter().map(|g| g.id).collect();
                 assert_eq!(got, want, "top games {f:?}");
-                // The latest games: a prefix of the scan's order (whole when few games pass).
+                // The latest games: the first `top_games` of the scan's order, whatever the
+                // position's size.
                 let mut latest: Vec<(&Option<String>, i64)> =
                     through.iter().map(|(g, _)| (&g.date, g.id)).collect();
                 latest.sort_by(|x, y| y.cmp(x));
                 let ids: Vec<i64> = a.recent_games.iter().map(|g| g.id).collect();
-                let want: Vec<i64> = latest.iter().map(|x| x.1).take(ids.len()).collect();
+                let want: Vec<i64> = latest.iter().map(|x| x.1).take(q.top_games).collect();
                 assert_eq!(ids, want, "recent {f:?}");
-                // Complete where the position's own games are few; a busier one lists the
-                // passing games among the 100 latest it keeps.
-                let own: u64 = store
-                    .position(PositionKey(key))
-                    .unwrap()
-                    .iter()
-                    .map(|r| r.counts.games)
-                    .sum();
-                if own <= 1000 {
-                    assert_eq!(ids.len(), through.len().min(q.top_games), "{f:?}");
+                // Positions of more than 1,000 games where fewer than `top_games` of the 100
+                // best or of the 100 latest pass (the summary's kept lists cannot tell):
+                // answered from their full lists.
+                let all = everyone.get(&key).cloned().unwrap_or_default();
+                if all.len() > 1000 && through.len() > q.top_games {
+                    let kept_passing = |mut v: Vec<&Scanned>, latest: bool| {
+                        if latest {
+                            v.sort_by(|x, y| (&y.date, y.id).cmp(&(&x.date, x.id)));
+                        } else {
+                            v.sort_by_key(|g| order(g));
+                        }
+                        v.truncate(qipu::store::TOP_KEPT);
+                        v.iter().filter(|g| passing.contains(&g.id)).count()
+                    };
+                    if kept_passing(all.clone(), false) < q.top_games
+                        || kept_passing(all, true) < q.top_games
+                    {
+                        big_checked += 1;
+                    }
                 }
                 for m in &a.moves {
                     let played: Vec<&Scanned> = through
@@ -878,6 +886,10 @@ fn check_explorer(store: &Store, min_moves: usize) {
     }
     assert!(checked_moves > min_moves, "moves checked: {checked_moves}");
     assert!(
+        big_checked > 0,
+        "no position of more than 1,000 games checked"
+    );
+    assert!(
         transposed > 0,
         "no move leads to a position reached another way"
     );
@@ -929,6 +941,68 @@ fn others_novelties_and_intervals_follow_the_query() {
             assert!(lo <= s && s <= hi && 0.0 <= lo && hi <= 1.0, "{m:?}");
         }
     }
+}
+
+/// A schema-9 file (no full lists: the last build before schema 11 wrote none; made here by
+/// taking them off a fresh file) gets the full lists of its positions of more than 1,000
+/// games on open (schema 11), and answers every filter at the start position and after each
+/// first move as a fresh import does (which `explorer_answers_equal_a_scan_of_the_sample`
+/// checks against a scan), the filters the kept lists cannot answer among them.
+#[test]
+fn a_schema_9_file_gets_its_full_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    let sample = [fixture("../../data")];
+    import_into(&mut Store::open(&path).unwrap(), &sample);
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let lists: i64 = conn
+            .query_row("SELECT count(*) FROM position_lists", [], |r| r.get(0))
+            .unwrap();
+        assert!(lists > 0, "no position of more than 1,000 games");
+        conn.execute_batch("DROP TABLE position_lists; PRAGMA user_version = 9;")
+            .unwrap();
+    }
+    assert!(Store::open_read_only(&path).is_err());
+    let migrated = Store::open(&path).unwrap();
+    let fresh = sample_store();
+    let start = PositionKey(AnyPosition::new(Variant::Xiangqi).key());
+    let mut keys = vec![start];
+    keys.extend(
+        fresh
+            .position(start)
+            .unwrap()
+            .iter()
+            .filter_map(|r| r.mv)
+            .map(|m| {
+                let mut p = AnyPosition::new(Variant::Xiangqi);
+                p.play(m).unwrap();
+                PositionKey(p.key())
+            }),
+    );
+    let mut short = 0;
+    for k in &keys {
+        for f in filters() {
+            let (a, b) = (
+                migrated.lookup_filtered(*k, &f, 10).unwrap(),
+                fresh.lookup_filtered(*k, &f, 10).unwrap(),
+            );
+            assert_eq!(a, b, "{k} {f:?}");
+            let kept = fresh.lookup(*k, 100).unwrap();
+            let passing = fresh.games_at(*k, &f).unwrap();
+            // Fewer of the 100 latest kept pass than the answer lists.
+            let kept_latest = kept
+                .recent
+                .iter()
+                .filter(|g| a.recent.iter().any(|r| r.id == g.id))
+                .count();
+            if passing >= 10 && kept_latest < a.recent.len() {
+                short += 1;
+                assert_eq!(a.recent.len(), 10, "{k} {f:?}");
+            }
+        }
+    }
+    assert!(short > 0, "no filter the kept lists could not answer");
 }
 
 /// A schema-5 file (summary format 2, buckets format 1) gets its busy positions' blobs

@@ -202,7 +202,12 @@ pub fn observed(x: &ExploreJson) -> Expected {
             .map(|m| {
                 (
                     m.mv.clone(),
-                    (m.games, m.first_wins, m.draws, m.second_wins),
+                    (
+                        m.counts.games,
+                        m.counts.first_wins,
+                        m.counts.draws,
+                        m.counts.second_wins,
+                    ),
                 )
             })
             .collect(),
@@ -497,9 +502,9 @@ fn mirror_merges_the_mirrored_position() {
                 .moves
                 .iter()
                 .find(|x| x.mv == back)
-                .map_or(0, |x| x.games);
+                .map_or(0, |x| x.counts.games);
             let merged = both.moves.iter().find(|x| x.mv == back).unwrap();
-            assert_eq!(merged.games, own + mv.games);
+            assert_eq!(merged.counts.games, own + mv.counts.games);
         }
     }
 }
@@ -709,10 +714,13 @@ fn unknown_results_are_not_statistics() {
     let v = explore(&store, &query(&[])).unwrap();
     assert_eq!((v.games, v.decided, v.first_wins), (4, 1, 1));
     let h2e2 = v.moves.iter().find(|m| m.mv == "h2e2").unwrap();
-    assert_eq!((h2e2.games, h2e2.decided), (3, 1));
+    assert_eq!((h2e2.counts.games, h2e2.counts.decided), (3, 1));
     assert_eq!(h2e2.score, Some(1.0), "one decided game, won by Red");
     let c3c4 = v.moves.iter().find(|m| m.mv == "c3c4").unwrap();
-    assert_eq!((c3c4.games, c3c4.decided, c3c4.score), (1, 0, None));
+    assert_eq!(
+        (c3c4.counts.games, c3c4.counts.decided, c3c4.score),
+        (1, 0, None)
+    );
     let json = serde_json::to_value(&v).unwrap();
     assert_eq!(json["moves"][1]["score"], serde_json::Value::Null);
 }

@@ -414,7 +414,7 @@ pub fn write_table(out: &mut impl Write, a: &Answer, wide: bool) -> std::io::Res
     } else {
         write_moves(out, &e, first, second, wide)?;
     }
-    if e.ended.games > 0 {
+    if e.ended.counts.games > 0 {
         let how: Vec<String> = e
             .ended
             .how
@@ -425,10 +425,10 @@ pub fn write_table(out: &mut impl Write, a: &Answer, wide: bool) -> std::io::Res
         writeln!(
             out,
             "ended here: {} games, {first} {}  draw {}  {second} {}  ({})",
-            e.ended.games,
-            pct(e.ended.first_wins, e.ended.decided),
-            pct(e.ended.draws, e.ended.decided),
-            pct(e.ended.second_wins, e.ended.decided),
+            e.ended.counts.games,
+            pct(e.ended.counts.first_wins, e.ended.counts.decided),
+            pct(e.ended.counts.draws, e.ended.counts.decided),
+            pct(e.ended.counts.second_wins, e.ended.counts.decided),
             how.join(", ")
         )?;
     }
@@ -589,11 +589,12 @@ fn write_moves(
     writeln!(out, "\n{header}")?;
     let mut row = |name: String, m: &MoveJson| -> std::io::Result<()> {
         let mut line = name;
+        let c = &m.counts;
         line.push_str(&format!(
             "{:>7} {}  {}  {}  {:>6} {}",
-            m.games,
-            right(&pct(m.games, e.games), 6),
-            bar(m.first_wins, m.draws, m.second_wins, 20),
+            c.games,
+            right(&pct(c.games, e.games), 6),
+            bar(c.first_wins, c.draws, c.second_wins, 20),
             right(&score_text(m.score, m.score_low, m.score_high), 11),
             opt_num(m.avg_rating),
             right(&after_text(m), 8),
@@ -601,10 +602,10 @@ fn write_moves(
         if wide {
             line.push_str(&format!(
                 "  {:>7} {} {} {}  {:>6} {:>6}  {:>8}",
-                m.decided,
-                right(&pct(m.first_wins, m.decided), 6),
-                right(&pct(m.draws, m.decided), 6),
-                right(&pct(m.second_wins, m.decided), 6),
+                c.decided,
+                right(&pct(c.first_wins, c.decided), 6),
+                right(&pct(c.draws, c.decided), 6),
+                right(&pct(c.second_wins, c.decided), 6),
                 opt_num(m.avg_opponent_rating),
                 opt_num(m.avg_year),
                 m.first_game
@@ -647,11 +648,7 @@ fn write_moves(
     }
     if let Some(o) = &e.others {
         let folded = MoveJson {
-            games: o.games,
-            decided: o.decided,
-            first_wins: o.first_wins,
-            draws: o.draws,
-            second_wins: o.second_wins,
+            counts: o.counts,
             score: o.score,
             ..MoveJson::default()
         };

@@ -80,12 +80,14 @@ impl GameFilterArgs {
 
 /// What the filter sees of a game's header.
 pub fn tag_facts(t: &Tags) -> GameFacts<'_> {
-    GameFacts {
-        date: t.date.as_deref(),
-        ratings: [t.first_rating, t.second_rating],
-        names: [t.first.as_deref(), t.second.as_deref()],
-        event: t.event.as_deref(),
-        speed: t.speed,
-        mode: t.mode,
-    }
+    GameFacts::of(
+        &t.date,
+        t.first_rating,
+        t.second_rating,
+        &t.first,
+        &t.second,
+        &t.event,
+        t.speed,
+        t.mode,
+    )
 }

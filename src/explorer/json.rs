@@ -83,16 +83,9 @@ pub struct MoveJson {
     pub mv: String,
     /// The move in other notations: `wxf` and `chinese` (Xiangqi), `korean` (Janggi).
     pub notation: BTreeMap<String, String>,
-    /// Games in which it was played here.
-    pub games: u64,
-    /// Of those, how many have a known result.
-    pub decided: u64,
-    /// Won by the first player.
-    pub first_wins: u64,
-    /// Drawn.
-    pub draws: u64,
-    /// Won by the second player.
-    pub second_wins: u64,
+    /// Its games and their results.
+    #[serde(flatten)]
+    pub counts: CountsJson,
     /// Score for the side to move over the decided games, 0.0–1.0 (win 1, draw ½); `null`
     /// when no game is decided.
     pub score: Option<f64>,
@@ -212,28 +205,10 @@ pub struct GameSummary {
     pub event: Option<String>,
 }
 
-/// Moves folded into one row.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct OthersJson {
-    /// How many moves.
-    pub moves: usize,
-    /// Their games.
-    pub games: u64,
-    /// Of those, how many have a known result.
-    pub decided: u64,
-    /// Won by the first player.
-    pub first_wins: u64,
-    /// Drawn.
-    pub draws: u64,
-    /// Won by the second player.
-    pub second_wins: u64,
-    /// Score for the side to move over the decided games.
-    pub score: Option<f64>,
-}
-
-/// The games that ended in the position.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EndedJson {
+/// Games and their results, as a move, the folded moves and the ended games write them:
+/// `games, decided, first_wins, draws, second_wins`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CountsJson {
     /// Games.
     pub games: u64,
     /// Of those, how many have a known result.
@@ -244,6 +219,38 @@ pub struct EndedJson {
     pub draws: u64,
     /// Won by the second player.
     pub second_wins: u64,
+}
+
+impl From<&GameCounts> for CountsJson {
+    fn from(c: &GameCounts) -> CountsJson {
+        CountsJson {
+            games: c.games,
+            decided: decided(c),
+            first_wins: c.first_wins,
+            draws: c.draws,
+            second_wins: c.second_wins,
+        }
+    }
+}
+
+/// Moves folded into one row.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct OthersJson {
+    /// How many moves.
+    pub moves: usize,
+    /// Their games and results.
+    #[serde(flatten)]
+    pub counts: CountsJson,
+    /// Score for the side to move over the decided games.
+    pub score: Option<f64>,
+}
+
+/// The games that ended in the position.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndedJson {
+    /// Its games and their results.
+    #[serde(flatten)]
+    pub counts: CountsJson,
     /// Games by how they ended: every `Termination` name, and `unknown`.
     pub how: BTreeMap<String, u64>,
 }
@@ -357,11 +364,7 @@ impl OthersJson {
         let c = &o.counts;
         OthersJson {
             moves: o.moves,
-            games: c.games,
-            decided: decided(c),
-            first_wins: c.first_wins,
-            draws: c.draws,
-            second_wins: c.second_wins,
+            counts: CountsJson::from(c),
             score: score(c, turn),
         }
     }
@@ -374,13 +377,8 @@ impl From<&Ended> for EndedJson {
             .map(|t| (t.name().to_string(), e.how[usize::from(t.code())]))
             .collect();
         how.insert("unknown".to_string(), e.how[0]);
-        let c = &e.counts;
         EndedJson {
-            games: c.games,
-            decided: decided(c),
-            first_wins: c.first_wins,
-            draws: c.draws,
-            second_wins: c.second_wins,
+            counts: CountsJson::from(&e.counts),
             how,
         }
     }
@@ -445,11 +443,7 @@ impl MoveJson {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect(),
-            games: c.games,
-            decided: decided(c),
-            first_wins: c.first_wins,
-            draws: c.draws,
-            second_wins: c.second_wins,
+            counts: CountsJson::from(c),
             score,
             score_low: interval.map(|i| i.0),
             score_high: interval.map(|i| i.1),

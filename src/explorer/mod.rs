@@ -133,14 +133,16 @@ fn mirror_key(pos: &AnyPosition) -> Result<Option<u64>, Error> {
 
 /// What the filter sees of a game through a position.
 fn facts(g: &GameThrough) -> GameFacts<'_> {
-    GameFacts {
-        date: g.date.as_deref(),
-        ratings: [g.first_rating, g.second_rating],
-        names: [g.first.as_deref(), g.second.as_deref()],
-        event: g.event.as_deref(),
-        speed: g.speed,
-        mode: g.mode,
-    }
+    GameFacts::of(
+        &g.date,
+        g.first_rating,
+        g.second_rating,
+        &g.first,
+        &g.second,
+        &g.event,
+        g.speed,
+        g.mode,
+    )
 }
 
 /// The part of a filter the store's aggregates answer: months, rating bands, speeds, modes.

@@ -293,6 +293,32 @@ pub struct GameFacts<'a> {
     pub mode: Option<Mode>,
 }
 
+impl<'a> GameFacts<'a> {
+    /// What the filter sees of a game header, from its fields as both a record's tags
+    /// ([`crate::formats::Tags`]) and a stored game ([`crate::store::GameThrough`]) hold them:
+    /// the one constructor of both.
+    #[allow(clippy::too_many_arguments)]
+    pub fn of(
+        date: &'a Option<String>,
+        first_rating: Option<u32>,
+        second_rating: Option<u32>,
+        first: &'a Option<String>,
+        second: &'a Option<String>,
+        event: &'a Option<String>,
+        speed: Option<Speed>,
+        mode: Option<Mode>,
+    ) -> GameFacts<'a> {
+        GameFacts {
+            date: date.as_deref(),
+            ratings: [first_rating, second_rating],
+            names: [first.as_deref(), second.as_deref()],
+            event: event.as_deref(),
+            speed,
+            mode,
+        }
+    }
+}
+
 /// The mean of the known ratings, `None` when none is known.
 pub fn mean_rating(ratings: [Option<u32>; 2]) -> Option<f64> {
     let known: Vec<u32> = ratings.into_iter().flatten().collect();

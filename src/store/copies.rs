@@ -31,6 +31,7 @@ use super::{
     codec::{content_hash, result_code, StableHasher, END_OF_GAME},
     game_facts::GameFacts,
     links::move_code,
+    lists::Item,
     model::{is_real_name, GameRecord, PositionKey},
     players::Players,
     read::Through,
@@ -400,6 +401,7 @@ impl Store {
         let at = |e| super::read::at_position(key, e);
         let mut summary = Summary::decode(&summary).map_err(at)?;
         let mut buckets = Buckets::decode(&buckets).map_err(at)?;
+        let mut listed = Vec::with_capacity(touches.len());
         for &(_, mv, i) in touches {
             let (id, before, copy) = &changed[i];
             let (old, new) = (before.facts(), record_facts(copy));
@@ -409,7 +411,9 @@ impl Store {
             {
                 return Ok(Some(false));
             }
+            listed.push(Item::of(*id, mv, &new, &new_game));
         }
+        self.replace_in_lists(key, listed)?;
         self.conn
             .prepare_cached(sql::UPDATE_BUSY_BLOBS)?
             .execute(rusqlite::params![
@@ -550,7 +554,14 @@ impl Store {
             .collect();
         let mut buckets = Buckets::default();
         buckets.add(facts);
-        self.write_busy(key, &summary, &row.links, &buckets)
+        self.write_busy(key, &summary, &row.links, &buckets)?;
+        let mut items: Vec<Item> = row
+            .links
+            .iter()
+            .zip(&games)
+            .map(|(l, t)| Item::of_through(l, t))
+            .collect();
+        self.write_lists(key, &mut items)
     }
 
     /// The schema-6 step: every stored game gets its identity, richness and content hash

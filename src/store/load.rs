@@ -226,6 +226,9 @@ impl Store {
         if packed > 0 {
             flush(&mut packer, start)?;
         }
+        // The full lists of the positions of more than 1,000 games (`store::lists`), from
+        // the games stored and the links just written.
+        self.rebuild_lists()?;
         tx.commit()?;
         Ok(out)
     }

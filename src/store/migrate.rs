@@ -86,6 +86,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         // Format 3 decodes to the same cells; they are written in format 4.
         then: Some(Store::reencode_buckets),
     },
+    Migration {
+        name: "011_lists",
+        sql: include_str!("../../schema/011_lists.sql"),
+        // Every position of more than 1,000 games gets its full lists.
+        then: Some(Store::rebuild_lists),
+    },
 ];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {

@@ -42,6 +42,7 @@ mod filter;
 mod game_facts;
 mod guard;
 mod links;
+mod lists;
 mod load;
 mod migrate;
 mod model;

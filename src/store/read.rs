@@ -10,9 +10,10 @@ use super::{
     filter::{calendar_month, year_of, BucketFilter, Matcher, PER_MONTH},
     game_facts::GameFacts,
     links::{decode_links, move_code, move_from_code, Link},
+    lists::{Item, LISTS_FROM},
     model::{
-        is_real_name, DbStats, GameCounts, GameThrough, MonthCounts, MoveRow, OpeningRow, Played,
-        PositionKey, PositionStats, StoredGame, VariantCount,
+        DbStats, GameCounts, GameThrough, MonthCounts, MoveRow, OpeningRow, Played, PositionKey,
+        PositionStats, StoredGame, VariantCount,
     },
     ranges::{self, Entry},
     sql,
@@ -416,6 +417,24 @@ impl Store {
         Ok(out)
     }
 
+    /// Every stored game as the statistics see it, in id order (one scan of the games).
+    pub(super) fn each_through(
+        &self,
+        mut f: impl FnMut(&Through) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql::THROUGH_BETWEEN)?;
+        let mut rows = stmt.query_map([i64::MIN, i64::MAX], through_row)?;
+        while let Some((_, game, variant, play)) = rows.next().transpose()? {
+            f(&Through::new(
+                game,
+                variant,
+                play,
+                super::codec::END_OF_GAME,
+            )?)?;
+        }
+        Ok(())
+    }
+
     /// The statistics of some games (a quiet position's), counted as a busy position's
     /// summary keeps them, and the games themselves.
     pub(super) fn summarize(&self, links: &[Link]) -> Result<(Summary, Vec<Through>), StoreError> {
@@ -511,10 +530,11 @@ impl Store {
     /// and as `top` the candidates for the best games, not ranked and not cut to `top`: a
     /// position of at most [`LIST_MAX`](super::LIST_MAX) games, or of at most 1,000 games
     /// whose kept best games are fewer than its games, gives every game that passes; a busier
-    /// one the kept best games ([`TOP_KEPT`]) that pass, in their order, until `top` of them
-    /// have a known result and real names on both sides ([`is_real_name`]; no later one
-    /// ranks before those); the latest games likewise. A busy
-    /// position is read in one row (summary and buckets); only the listed games are read.
+    /// one its best `top` that pass: the first `top` of its kept best games ([`TOP_KEPT`])
+    /// that pass when that many do, else those of its full lists (`store::lists`); the
+    /// latest games likewise. Exact under every filter. A busy position is read in its
+    /// summary, buckets and, when needed, the parts of its lists; only the listed games are
+    /// read.
     ///
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is corrupt.
@@ -581,45 +601,88 @@ impl Store {
         top: usize,
     ) -> Result<(Vec<GameThrough>, Vec<GameThrough>), StoreError> {
         let all: u64 = s.moves.iter().map(|r| r.counts.games).sum();
-        if all <= TOP_FROM_ALL_UNDER && all > s.top.len() as u64 {
-            let row = self.busy_row(key)?;
-            let games: Vec<Through> = self
-                .throughs(&row.links)?
-                .into_iter()
-                .filter(|t| matcher.passes(t.facts().game_facts().bucket))
-                .collect();
-            return Ok((
-                games.iter().map(|t| t.game.clone()).collect(),
-                recent_games(games, top),
-            ));
+        if all <= LISTS_FROM as u64 && all > s.top.len() as u64 {
+            return self.filtered_from_games(key, matcher, top);
         }
-        let read = |l: &Link| Ok(self.through(l.game, l.mv)?.game);
-        // The kept best games are in `GameThrough::top_key` order; the explorer ranks a known
-        // result and real names first, then that order (`explorer::top_rank`): once `top`
-        // passing games with both are read, no later one can rank before them.
-        let mut best = Vec::new();
-        let mut complete = 0;
-        for b in s.top.iter().filter(|b| matcher.passes(b.bucket)) {
-            if complete >= top {
-                break;
-            }
-            let g: GameThrough = read(&b.link)?;
-            if g.result.is_some()
-                && is_real_name(g.first.as_deref())
-                && is_real_name(g.second.as_deref())
-            {
-                complete += 1;
-            }
-            best.push(g);
-        }
-        let recent = s
+        let read =
+            |l: &Link| -> Result<GameThrough, StoreError> { Ok(self.through(l.game, l.mv)?.game) };
+        // The kept lists answer when `top` of their games pass, or when they hold every game;
+        // else the position's full lists do (a position of more than `LISTS_FROM` games).
+        let whole = |kept: usize| kept < TOP_KEPT;
+        let kept_best: Vec<&Link> = s
+            .top
+            .iter()
+            .filter(|b| matcher.passes(b.bucket))
+            .take(top)
+            .map(|b| &b.link)
+            .collect();
+        let kept_recent: Vec<&Link> = s
             .recent
             .iter()
             .filter(|r| matcher.passes(r.bucket))
             .take(top)
-            .map(|r| read(&r.link))
-            .collect::<Result<_, StoreError>>()?;
+            .map(|r| &r.link)
+            .collect();
+        let best_ok = kept_best.len() >= top || whole(s.top.len());
+        let recent_ok = kept_recent.len() >= top || whole(s.recent.len());
+        let listed = if best_ok && recent_ok {
+            None
+        } else {
+            self.listed(key, matcher, top, (!best_ok, !recent_ok))?
+        };
+        let Some((listed_best, listed_recent)) = listed else {
+            if !(best_ok && recent_ok) {
+                // A big position without lists (it cannot be after schema 11): its games.
+                return self.filtered_from_games(key, matcher, top);
+            }
+            return Ok((
+                kept_best.into_iter().map(read).collect::<Result<_, _>>()?,
+                kept_recent
+                    .into_iter()
+                    .map(read)
+                    .collect::<Result<_, _>>()?,
+            ));
+        };
+        let of = |it: &Item| {
+            read(&Link {
+                game: it.id,
+                mv: it.mv,
+            })
+        };
+        let best = if best_ok {
+            kept_best.into_iter().map(read).collect::<Result<_, _>>()?
+        } else {
+            listed_best.iter().map(of).collect::<Result<_, _>>()?
+        };
+        let recent = if recent_ok {
+            kept_recent
+                .into_iter()
+                .map(read)
+                .collect::<Result<_, _>>()?
+        } else {
+            listed_recent.iter().map(of).collect::<Result<_, _>>()?
+        };
         Ok((best, recent))
+    }
+
+    /// A busy position's candidates for the best games (every game that passes) and its
+    /// latest `top`, from all its games.
+    fn filtered_from_games(
+        &self,
+        key: PositionKey,
+        matcher: &Matcher,
+        top: usize,
+    ) -> Result<(Vec<GameThrough>, Vec<GameThrough>), StoreError> {
+        let row = self.busy_row(key)?;
+        let games: Vec<Through> = self
+            .throughs(&row.links)?
+            .into_iter()
+            .filter(|t| matcher.passes(t.facts().game_facts().bucket))
+            .collect();
+        Ok((
+            games.iter().map(|t| t.game.clone()).collect(),
+            recent_games(games, top),
+        ))
     }
 
     /// How many games went through a position (by key) that pass `filter`: a quiet position's
@@ -940,10 +1003,6 @@ impl Store {
         })
     }
 }
-
-/// From this many games on, a filtered position lists its best and latest games from the ones
-/// its summary keeps rather than from all its games.
-const TOP_FROM_ALL_UNDER: u64 = 1_000;
 
 /// Counts a game (`id`) that played `code` into move rows kept sorted by move code.
 pub(super) fn add_counted(

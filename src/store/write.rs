@@ -10,6 +10,7 @@ use super::{
     copies::{self, Fate},
     game_facts::GameFacts,
     links::{encode_links, move_code, Link},
+    lists::{Item, LISTS_FROM},
     model::{GameRecord, PositionKey},
     players::Players,
     ranges::{self, Entry, Packer},
@@ -273,8 +274,12 @@ impl Store {
                         .map(|(l, g)| (l.mv, l.game, g.facts().game_facts()))
                         .collect(),
                 );
-                add_all(&mut summary, &mut buckets, &new())?;
+                let new = new();
+                add_all(&mut summary, &mut buckets, &new)?;
                 self.write_busy(key, &summary, &merged, &buckets)?;
+                if merged.len() > LISTS_FROM {
+                    self.update_lists(key, &merged, items_of(&new))?;
+                }
                 range.out.push_busy(key.to_rowid());
             } else {
                 range.out.push_links(key.to_rowid(), &merged);
@@ -360,7 +365,12 @@ impl Store {
             )));
         };
         add_all(&mut summary, &mut buckets, new)?;
-        self.write_busy(key, &summary, &merge_links(&old.links, links), &buckets)
+        let merged = merge_links(&old.links, links);
+        self.write_busy(key, &summary, &merged, &buckets)?;
+        if merged.len() > LISTS_FROM {
+            self.update_lists(key, &merged, items_of(new))?;
+        }
+        Ok(())
     }
 }
 
@@ -444,6 +454,14 @@ impl Touch {
     fn game(t: u128) -> (usize, u16) {
         ((t as u64 >> 16) as usize, t as u16)
     }
+}
+
+/// The lists' items of some games added to a position.
+fn items_of(games: &[(Link, &Counted<'_>)]) -> Vec<Item> {
+    games
+        .iter()
+        .map(|(l, g)| Item::of(l.game, l.mv, &g.facts, &g.game))
+        .collect()
 }
 
 /// Counts games in a summary and its buckets.
