@@ -389,15 +389,34 @@ def busy_tables(busy_links, kept, step=None):
         F.col("first.id").alias("first_game"),
         "endings",
     ]
+    no_endings = F.array_sort(F.array().cast("array<struct<code:int,n:bigint>>"))
+    # A move other than END has one partial row per (key, mv, bucket) (its `e` is 0): it is
+    # its cell as it stands, with no endings, and only END's rows (one per ending) are
+    # summed, so that the aggregation that collects endings (an object hash aggregate that
+    # falls back to sorting past 128 keys) sees only the few rows of games that ended here.
     cells = (
-        part.groupBy("key", "mv", "bucket")
-        .agg(*summed(*first_of_cell, endings()))
-        .select(*cell_cols)
+        part.where(F.col("mv") != END)
+        .select(
+            "key",
+            "mv",
+            "bucket",
+            *COUNTS,
+            F.col("first.day").alias("first_day"),
+            "last_day",
+            F.col("first.id").alias("first_game"),
+            no_endings.alias("endings"),
+        )
+        .unionByName(
+            part.where(F.col("mv") == END)
+            .groupBy("key", "mv", "bucket")
+            .agg(*summed(*first_of_cell, endings()))
+            .select(*cell_cols)
+        )
         .unionByName(
             part.groupBy("key", "bucket")
             .agg(*summed(*first_of_cell))
             .withColumn("mv", F.lit(EVERY))
-            .withColumn("endings", F.array_sort(F.array().cast("array<struct<code:int,n:bigint>>")))
+            .withColumn("endings", no_endings)
             .select(*cell_cols)
         )
     )
