@@ -7,8 +7,9 @@
 #   qipu emit corpus.pgn --out facts/ → spark-submit --master local[2] spark/build.py facts/ stats/
 #                                     → qipu load stats/ --db load.db
 #
-# Prints games/s of emit and import, the job's and the load's wall time, peak RSS of each step
-# (/usr/bin/time -v), the sizes of facts/, stats/ and both databases, and whether `qipu stats`
+# Prints games/s of emit and import, the job's and the load's wall and CPU time (user + sys),
+# peak RSS of each step (/usr/bin/time -v), the job's per-step breakdown (spark/build.py
+# --timings: wall, JVM CPU, tasks' CPU, GC, shuffle per named step), the sizes of facts/, stats/ and both databases, and whether `qipu stats`
 # (less the file size), the start position's `explore --json` and every busy position's blobs
 # agree. Work files go to
 # target/bench-spark (several GB at 1M games); delete them after. MASTER=… overrides local[2];
@@ -31,7 +32,7 @@ fi
 qipu=target/release/qipu
 echo "corpus: $N games, $(stat -c %s "$pgn") bytes of PGN ($pgn), master $MASTER"
 
-# Runs a step under /usr/bin/time; prints "NAME: wall s, peak RSS MiB".
+# Runs a step under /usr/bin/time; prints "NAME: wall s, CPU s (user + sys), peak RSS MiB".
 timed() {
   local name=$1
   shift
@@ -42,8 +43,10 @@ t = open(sys.argv[2]).read()
 wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", t)
 secs = int(wall.group(1) or 0) * 3600 + int(wall.group(2)) * 60 + float(wall.group(3))
 rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
-print(f"{sys.argv[1]}: {secs:.1f} s wall, peak RSS {rss/1024:.0f} MiB")
-open(sys.argv[2] + ".secs", "w").write(f"{secs}")
+cpu = sum(float(re.search(rf"{k} time \(seconds\): ([\d.]+)", t).group(1)) for k in ["User", "System"])
+load = open("/proc/loadavg").read().split()[:3]
+print(f"{sys.argv[1]}: {secs:.1f} s wall, {cpu:.1f} s CPU, peak RSS {rss/1024:.0f} MiB (load average after: {' '.join(load)})")
+open(sys.argv[2] + ".secs", "w").write(f"{secs} {cpu}")
 PY
 }
 size() { du -sb "$1" | cut -f1; }
@@ -53,18 +56,22 @@ rm -rf "$dir/facts" "$dir/stats"
 timed import "$qipu" import "$pgn" --db "$dir/import.db"
 timed emit "$qipu" emit "$pgn" --out "$dir/facts"
 timed job spark-submit --master "$MASTER" --conf spark.ui.enabled=false \
-  --driver-memory "${DRIVER_MEMORY:-4g}" spark/build.py "$dir/facts" "$dir/stats"
+  --driver-memory "${DRIVER_MEMORY:-4g}" spark/build.py "$dir/facts" "$dir/stats" \
+  --timings "$dir/timings.json"
+echo "job per step (spark/build.py --timings; CPU = user + sys):"
+grep '^|\|^job wall' "$dir/job.time"
 timed load "$qipu" load "$dir/stats" --db "$dir/load.db"
 python3 - "$N" "$dir" <<'PY'
 import sys
 n, d = int(sys.argv[1]), sys.argv[2]
-secs = {s: float(open(f"{d}/{s}.time.secs").read()) for s in ["import", "emit", "job", "load"]}
-spark = secs["emit"] + secs["job"] + secs["load"]
-print(f"qipu import: {n / secs['import']:.0f} games/s ({secs['import']:.1f} s)")
-print(f"qipu emit:   {n / secs['emit']:.0f} games/s ({secs['emit']:.1f} s)")
-print(f"spark job:   {secs['job']:.1f} s ({n / secs['job']:.0f} games/s)")
-print(f"qipu load:   {secs['load']:.1f} s ({n / secs['load']:.0f} games/s)")
-print(f"emit + job + load: {spark:.1f} s = {spark / secs['import']:.2f} x the import")
+steps = ["import", "emit", "job", "load"]
+secs, cpu = {}, {}
+for s in steps:
+    secs[s], cpu[s] = map(float, open(f"{d}/{s}.time.secs").read().split())
+for s, name in zip(steps, ["qipu import", "qipu emit", "spark job", "qipu load"]):
+    print(f"{name + ':':12} {secs[s]:.1f} s wall, {cpu[s]:.1f} s CPU ({n / cpu[s]:.0f} games per CPU second)")
+spark = sum(cpu[s] for s in steps[1:])
+print(f"emit + job + load: {spark:.1f} s CPU = {spark / cpu['import']:.2f} x the import's CPU")
 PY
 echo "sizes: facts $(size "$dir/facts") B, stats $(size "$dir/stats") B, import.db $(size "$dir/import.db") B, load.db $(size "$dir/load.db") B"
 cat "$dir/load.out"

@@ -1,6 +1,6 @@
 """The reduce of a qipu build on Apache Spark: `qipu emit` facts in, the store's sorted rows out.
 
-    spark-submit spark/build.py FACTS STATS [--partitions N]
+    spark-submit spark/build.py FACTS STATS [--partitions N] [--timings FILE]
 
 FACTS is what `qipu emit IN... --out FACTS` wrote (any number of emits, concatenated):
 FACTS/games/*.parquet, one row per game read, and FACTS/positions/*.parquet, one row per
@@ -39,13 +39,27 @@ facts the store keeps) was computed by qipu's own code in the map. The rules, mi
   first game of a cell is that of its smallest (day, id), of a move that of its smallest
   (date, id).
 
+With --timings FILE the job writes, per named step (its Spark jobs are labelled with the
+step's name), the wall seconds, the JVM's CPU seconds (user + sys of the whole driver process:
+tasks, GC, JIT and planning; on a local master that is every executor too) and, from Spark's
+event log, the tasks' CPU seconds, run seconds, GC seconds and shuffle bytes (the executor
+metrics of every stage of the step's jobs, on any master). The steps follow the actions of the
+plan; to give the busy positions' join and partial sums a step of their own, their (already
+persisted) frames are counted when timings are asked: their computation moves from the first
+table's step into its own, and the count adds one scan of the cache.
+
 FACTS and STATS are any Hadoop path: a local folder, hdfs://..., s3a://... (with the
 hadoop-aws package on the classpath). Nothing here depends on the master: the same file runs on
 local[*] and on a cluster.
 """
 
 import argparse
+import json
+import os
+import shutil
 import sys
+import tempfile
+import time
 
 from pyspark.sql import SparkSession, Window
 from pyspark.sql import functions as F
@@ -73,7 +87,164 @@ def parse_args(argv):
         default=0,
         help="shuffle partitions (default: Spark's spark.sql.shuffle.partitions)",
     )
+    p.add_argument(
+        "--timings",
+        default="",
+        help="write each step's wall time and CPU time (JSON) to this local file, and a table to stderr",
+    )
     return p.parse_args(argv)
+
+
+class Steps:
+    """The job's named steps: each step's Spark jobs carry its name (their description), its
+    wall time and the JVM's CPU time around it are taken here, and its executor metrics come
+    from the event log after the job (`report`). Without a timings file only the names are
+    set."""
+
+    def __init__(self, spark, log_dir):
+        self.sc = spark.sparkContext
+        self.log_dir = log_dir
+        self.done = []
+        self.name = None
+
+    def __call__(self, name):
+        self.name = name
+        return self
+
+    def __enter__(self):
+        self.sc.setJobDescription(self.name)
+        self.started = (time.monotonic(), jvm_cpu(), time.process_time())
+        return self
+
+    def __exit__(self, kind, value, trace):
+        wall, jvm, py = self.started
+        jvm_now = jvm_cpu()
+        self.done.append(
+            {
+                "step": self.name,
+                "wall_s": time.monotonic() - wall,
+                "jvm_cpu_s": None if jvm is None or jvm_now is None else jvm_now - jvm,
+                "python_cpu_s": time.process_time() - py,
+            }
+        )
+        self.sc.setJobDescription(None)
+        return False
+
+    def report(self, path, total_wall):
+        """Writes the steps (with the event log's executor metrics) to `path` as JSON and a
+        table to stderr. Call after `spark.stop()` (the log is complete then)."""
+        metrics = event_log_metrics(self.log_dir)
+        steps = []
+        for s in self.done:
+            steps.append({**s, **metrics.pop(s["step"], empty_metrics())})
+        for name, m in sorted(metrics.items()):
+            # Jobs outside a step (none expected): shown, not lost.
+            steps.append({"step": name or "(no step)", "wall_s": None, "jvm_cpu_s": None, "python_cpu_s": None, **m})
+        doc = {"total_wall_s": total_wall, "jvm_cpu_s": jvm_cpu(), "steps": steps}
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1)
+        print_table(doc, sys.stderr)
+
+
+# Executor metrics of a stage, by the event log's accumulable names.
+METRICS = {
+    "tasks": None,
+    "task_cpu_s": ("internal.metrics.executorCpuTime", "internal.metrics.executorDeserializeCpuTime"),
+    "task_run_s": ("internal.metrics.executorRunTime",),
+    "gc_s": ("internal.metrics.jvmGCTime",),
+    "shuffle_write_bytes": ("internal.metrics.shuffle.write.bytesWritten",),
+    "shuffle_read_bytes": (
+        "internal.metrics.shuffle.read.localBytesRead",
+        "internal.metrics.shuffle.read.remoteBytesRead",
+    ),
+    "rows_read": ("internal.metrics.input.recordsRead", "internal.metrics.shuffle.read.recordsRead"),
+}
+# Units of the accumulables: CPU times in ns, run and GC times in ms.
+SCALE = {"task_cpu_s": 1e-9, "task_run_s": 1e-3, "gc_s": 1e-3}
+
+
+def empty_metrics():
+    return {k: 0 for k in METRICS} | {"stages": 0}
+
+
+def event_log_metrics(log_dir):
+    """Per job description: the summed executor metrics of the stages its jobs ran (a stage
+    counts for the step that submitted it; a skipped stage ran in an earlier step)."""
+    out = {}
+    logs = [os.path.join(log_dir, f) for f in sorted(os.listdir(log_dir))]
+    for path in logs:
+        with open(path) as f:
+            described = {}
+            for line in f:
+                e = json.loads(line)
+                kind = e.get("Event")
+                if kind == "SparkListenerStageSubmitted":
+                    props = e.get("Properties") or {}
+                    described[e["Stage Info"]["Stage ID"]] = props.get("spark.job.description")
+                elif kind == "SparkListenerStageCompleted":
+                    info = e["Stage Info"]
+                    name = described.get(info["Stage ID"])
+                    m = out.setdefault(name, empty_metrics())
+                    m["stages"] += 1
+                    m["tasks"] += info.get("Number of Tasks", 0)
+                    acc = {a.get("Name"): a.get("Value") for a in info.get("Accumulables", [])}
+                    for k, names in METRICS.items():
+                        if names:
+                            v = sum(int(acc.get(n) or 0) for n in names)
+                            m[k] += v * SCALE.get(k, 1)
+    return out
+
+
+def jvm_cpu():
+    """User + sys CPU seconds of the JVM that runs this driver (this process's parent under
+    spark-submit), or None where /proc does not tell."""
+    try:
+        parent = os.getppid()
+        with open(f"/proc/{parent}/comm") as f:
+            if f.read().strip() != "java":
+                return None
+        with open(f"/proc/{parent}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def print_table(doc, out):
+    cols = [
+        ("step", "step", "{}"),
+        ("wall_s", "wall s", "{:.1f}"),
+        ("jvm_cpu_s", "JVM CPU s", "{:.1f}"),
+        ("task_cpu_s", "task CPU s", "{:.1f}"),
+        ("gc_s", "GC s", "{:.1f}"),
+        ("tasks", "tasks", "{}"),
+        ("shuffle_write_bytes", "shuffle MB", "{:.0f}"),
+        ("rows_read", "rows read", "{}"),
+    ]
+    def cell(s, key, fmt):
+        v = s.get(key)
+        if v is None:
+            return "-"
+        if key == "shuffle_write_bytes":
+            v = v / 1e6
+        return fmt.format(v)
+    print("| " + " | ".join(c[1] for c in cols) + " |", file=out)
+    print("|" + "---|" * len(cols), file=out)
+    for s in doc["steps"]:
+        print("| " + " | ".join(cell(s, k, f) for k, _, f in cols) + " |", file=out)
+    total = lambda k: sum(s.get(k) or 0 for s in doc["steps"])
+    jvm = doc["jvm_cpu_s"]
+    print(
+        f"| all steps | {total('wall_s'):.1f} | {total('jvm_cpu_s'):.1f} | {total('task_cpu_s'):.1f} | "
+        f"{total('gc_s'):.1f} | {total('tasks'):.0f} | {total('shuffle_write_bytes') / 1e6:.0f} | "
+        f"{total('rows_read'):.0f} |",
+        file=out,
+    )
+    print(
+        f"job wall {doc['total_wall_s']:.1f} s; JVM CPU {'-' if jvm is None else f'{jvm:.1f}'} s in all "
+        "(JVM start, planning and the steps)",
+        file=out,
+    )
 
 
 def kept_games(games):
@@ -98,12 +269,18 @@ def kept_games(games):
 
 
 def with_ids(kept, partitions):
-    """Dense ids 1, 2, ... in the order of (`_of`, `_oi`), without a single-partition window:
-    the games are range-partitioned by that order, numbered within each partition, and each
-    partition's numbers are offset by the sizes of the partitions before it."""
+    """Dense ids 1, 2, ... in the order of (`_of`, `_oi`), without a single-partition window
+    and without a shuffle past the one that orders them: the games are range-partitioned by
+    that order and sorted within each partition, each row's rank within its partition is
+    taken from `monotonically_increasing_id` (the partition's index in its upper bits, the
+    row's in the lower 33), and each partition's ranks are offset by the sizes of the
+    partitions before it. The result keeps that partitioning and order: partition i holds
+    the ids after those of partition i - 1, in id order (its part file is the i-th)."""
     ranged = (
         kept.repartitionByRange(partitions, "_of", "_oi")
+        .sortWithinPartitions("_of", "_oi")
         .withColumn("_part", F.spark_partition_id())
+        .withColumn("_row", F.monotonically_increasing_id())
         .persist()
     )
     sizes = sorted(
@@ -115,11 +292,11 @@ def with_ids(kept, partitions):
         total += n
     spark = kept.sparkSession
     offset = spark.createDataFrame(offsets, "_part int, _offset long")
-    local = Window.partitionBy("_part").orderBy("_of", "_oi")
+    rank = F.col("_row") - F.shiftleft(F.col("_part").cast("long"), 33)
     return (
         ranged.join(F.broadcast(offset), "_part")
-        .withColumn("id", F.col("_offset") + F.row_number().over(local))
-        .drop("_part", "_offset", "_of", "_oi")
+        .withColumn("id", F.col("_offset") + rank + 1)
+        .drop("_part", "_offset", "_of", "_oi", "_row")
     )
 
 
@@ -198,9 +375,13 @@ def endings():
     ).alias("endings")
 
 
-def busy_tables(busy_links, kept):
-    """The tables of the busy positions' statistics, each with its sort columns."""
+def busy_tables(busy_links, kept, step=None):
+    """The tables of the busy positions' statistics, each with its sort columns. With `step`
+    (timings asked) the partial sums are computed in a step of their own."""
     part = partial_sums(busy_links).persist()
+    if step is not None:
+        with step("busy: partial sums per (key, mv, bucket, ending)"):
+            part.count()
     first_of_cell = [F.min("first").alias("first"), F.max("last_day").alias("last_day")]
     cell_cols = ["key", "mv", "bucket"] + COUNTS + [
         F.col("first.day").alias("first_day"),
@@ -208,15 +389,34 @@ def busy_tables(busy_links, kept):
         F.col("first.id").alias("first_game"),
         "endings",
     ]
+    no_endings = F.array_sort(F.array().cast("array<struct<code:int,n:bigint>>"))
+    # A move other than END has one partial row per (key, mv, bucket) (its `e` is 0): it is
+    # its cell as it stands, with no endings, and only END's rows (one per ending) are
+    # summed, so that the aggregation that collects endings (an object hash aggregate that
+    # falls back to sorting past 128 keys) sees only the few rows of games that ended here.
     cells = (
-        part.groupBy("key", "mv", "bucket")
-        .agg(*summed(*first_of_cell, endings()))
-        .select(*cell_cols)
+        part.where(F.col("mv") != END)
+        .select(
+            "key",
+            "mv",
+            "bucket",
+            *COUNTS,
+            F.col("first.day").alias("first_day"),
+            "last_day",
+            F.col("first.id").alias("first_game"),
+            no_endings.alias("endings"),
+        )
+        .unionByName(
+            part.where(F.col("mv") == END)
+            .groupBy("key", "mv", "bucket")
+            .agg(*summed(*first_of_cell, endings()))
+            .select(*cell_cols)
+        )
         .unionByName(
             part.groupBy("key", "bucket")
             .agg(*summed(*first_of_cell))
             .withColumn("mv", F.lit(EVERY))
-            .withColumn("endings", F.array_sort(F.array().cast("array<struct<code:int,n:bigint>>")))
+            .withColumn("endings", no_endings)
             .select(*cell_cols)
         )
     )
@@ -283,7 +483,19 @@ def busy_tables(busy_links, kept):
 
 def main(argv):
     args = parse_args(argv)
-    spark = SparkSession.builder.appName("qipu build").getOrCreate()
+    started = time.monotonic()
+    builder = SparkSession.builder.appName("qipu build")
+    log_dir = None
+    if args.timings:
+        log_dir = tempfile.mkdtemp(prefix="qipu-build-events-")
+        builder = (
+            builder.config("spark.eventLog.enabled", "true")
+            .config("spark.eventLog.dir", "file://" + log_dir)
+            .config("spark.eventLog.compress", "false")
+            .config("spark.eventLog.rolling.enabled", "false")
+        )
+    spark = builder.getOrCreate()
+    step = Steps(spark, log_dir)
     partitions = args.partitions
     if partitions <= 0:
         # Spark's default (200) is for a cluster; on local[N] a few tasks per core.
@@ -301,9 +513,12 @@ def main(argv):
     games = spark.read.parquet(args.facts.rstrip("/") + "/games")
     positions = spark.read.parquet(args.facts.rstrip("/") + "/positions")
 
-    kept = with_ids(kept_games(games), partitions).persist()
+    with step("dedupe games (read, keep one copy, range by input order)"):
+        kept = with_ids(kept_games(games), partitions).persist()
     ids = kept.select("identity", "id")
-    kept.orderBy("id").write.mode("overwrite").parquet(out + "/games")
+    with step("number and write games/"):
+        # In id order already (see with_ids): a sort within each partition, no shuffle.
+        kept.sortWithinPartitions("id").write.mode("overwrite").parquet(out + "/games")
 
     # Every copy of a game lists the same positions (its identity fixes its moves): one row
     # per (position, kept game).
@@ -318,21 +533,35 @@ def main(argv):
         .sortWithinPartitions("key", "id")
         .persist()
     )
-    links.write.mode("overwrite").parquet(out + "/positions")
+    with step("join positions to ids, sort by key, write positions/"):
+        links.write.mode("overwrite").parquet(out + "/positions")
     counts = links.groupBy("key").agg(
         F.count("*").alias("games"), F.countDistinct("mv").alias("moves")
     ).persist()
-    counts.sortWithinPartitions("key").write.mode("overwrite").parquet(out + "/counts")
+    with step("count games per position, write counts/"):
+        counts.sortWithinPartitions("key").write.mode("overwrite").parquet(out + "/counts")
 
     busy_keys = counts.where(F.col("games") > args.busy).select("key")
+    # The busy links with their games' facts: the busy keys are few (a key a busy position)
+    # and broadcast, so that the links are not shuffled to meet them; ranged by key once: every table below groups
+    # or ranks within a key and is sorted by key first, which that partitioning satisfies
+    # (no further shuffle, and each table's sort is one within its partitions).
     busy_links = (
-        links.join(busy_keys, "key")
+        links.join(F.broadcast(busy_keys), "key")
         .join(kept.select("id", *FACT_COLUMNS), "id")
+        .repartitionByRange(partitions, "key")
         .persist()
     )
-    for name, table, order in busy_tables(busy_links, args.kept):
-        table.orderBy(*order).write.mode("overwrite").parquet(out + "/" + name)
+    if args.timings:
+        with step("busy: join busy links to game facts"):
+            busy_links.count()
+    for name, table, order in busy_tables(busy_links, args.kept, step if args.timings else None):
+        with step("busy: write " + name + "/"):
+            table.orderBy(*order).write.mode("overwrite").parquet(out + "/" + name)
     spark.stop()
+    if args.timings:
+        step.report(args.timings, time.monotonic() - started)
+        shutil.rmtree(log_dir, ignore_errors=True)
     return 0
 
 

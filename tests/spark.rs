@@ -257,6 +257,23 @@ fn assert_same(a: &Path, b: &Path, variants: &[Variant], step: usize, work: &Pat
     }
 }
 
+/// `qipu import` of `inputs` (one call) into `work`/import.db and the Spark build of the
+/// same games, each of `shards` emitted on its own, into `work`/load.db; then
+/// [`assert_same`] of the two (probing every `step`-th game of each of `variants`).
+fn import_and_build_agree(
+    inputs: &[PathBuf],
+    shards: &[Vec<PathBuf>],
+    variants: &[Variant],
+    step: usize,
+    work: &Path,
+) {
+    let imported = work.join("import.db");
+    import(inputs, &imported);
+    let loaded = work.join("load.db");
+    spark_build(shards, work, &loaded);
+    assert_same(&imported, &loaded, variants, step, work);
+}
+
 /// A small corpus made here: random legal games from a few openings (so that the start and
 /// the first plies are busy positions), dated, rated, with clocks, results and modes, and
 /// repeats within and across files.
@@ -327,23 +344,25 @@ fn small_corpus(dir: &Path) -> Vec<PathBuf> {
     paths
 }
 
-#[test]
-fn spark_build_of_a_small_corpus_equals_its_import() {
+/// With Spark installed, a temporary folder holding [`small_corpus`] and its inputs; else
+/// `None` (the test is skipped, as [`spark_ready`] says).
+fn ready_small_corpus() -> Option<(tempfile::TempDir, Vec<PathBuf>)> {
     if !spark_ready() {
-        return;
+        return None;
     }
     let dir = tempfile::tempdir().unwrap();
     let inputs = small_corpus(dir.path());
-    let imported = dir.path().join("import.db");
-    import(&inputs, &imported);
-    let loaded = dir.path().join("load.db");
+    Some((dir, inputs))
+}
+
+#[test]
+fn spark_build_of_a_small_corpus_equals_its_import() {
+    let Some((dir, inputs)) = ready_small_corpus() else {
+        return;
+    };
     // Two shards emitted apart, the second first: the order key puts them back.
-    spark_build(
-        &[vec![inputs[1].clone()], vec![inputs[0].clone()]],
-        dir.path(),
-        &loaded,
-    );
-    assert_same(&imported, &loaded, &[Variant::Xiangqi], 1, dir.path());
+    let shards = [vec![inputs[1].clone()], vec![inputs[0].clone()]];
+    import_and_build_agree(&inputs, &shards, &[Variant::Xiangqi], 1, dir.path());
 }
 
 #[test]
@@ -356,30 +375,16 @@ fn spark_build_of_the_shared_corpus_equals_its_import() {
     let dir = tempfile::tempdir().unwrap();
     let data = shared.join("data");
     let inputs = vec![data.join("janggi"), data.join("xiangqi")];
-    let imported = dir.path().join("import.db");
-    import(&inputs, &imported);
-    let loaded = dir.path().join("load.db");
-    spark_build(
-        &[vec![inputs[0].clone()], vec![inputs[1].clone()]],
-        dir.path(),
-        &loaded,
-    );
-    assert_same(
-        &imported,
-        &loaded,
-        &[Variant::Xiangqi, Variant::Janggi],
-        97,
-        dir.path(),
-    );
+    let shards = [vec![inputs[0].clone()], vec![inputs[1].clone()]];
+    let variants = [Variant::Xiangqi, Variant::Janggi];
+    import_and_build_agree(&inputs, &shards, &variants, 97, dir.path());
 }
 
 #[test]
 fn an_incremental_load_adds_games_as_an_import_does() {
-    if !spark_ready() {
+    let Some((dir, inputs)) = ready_small_corpus() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let inputs = small_corpus(dir.path());
+    };
     // Import: the first file, then the second. Spark: the first built fresh, the second
     // emitted, built and loaded into it.
     let imported = dir.path().join("import.db");

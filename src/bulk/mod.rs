@@ -544,7 +544,8 @@ pub fn load(dir: &Path, store: &mut Store) -> Result<LoadReport, BulkError> {
 pub const BUSY_TABLES: [&str; 6] = ["cells", "moves", "labels", "top", "recent", "history"];
 
 /// Streams `stats/positions` into [`Store::load_positions`]: a reader thread decodes the
-/// Parquet files while the store writes; the busy positions' tables are read beside it.
+/// Parquet files (column by column, row groups on every core: `parquet::read_int_columns`)
+/// while the store writes; the busy positions' tables are read beside it.
 fn load_positions(
     dir: &Path,
     store: &mut Store,
@@ -555,24 +556,31 @@ fn load_positions(
     let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<PositionRow>, BulkError>>(8);
     std::thread::scope(|s| {
         let reader = s.spawn(move || {
-            let mut chunk = Vec::with_capacity(65_536);
-            let read = read_table(&positions, |row| {
-                let mv = u16::try_from(row.need_int("mv")?)
-                    .map_err(|_| row.error("mv", "not a move code"))?;
-                chunk.push(PositionRow {
-                    key: PositionKey::from_rowid(row.need_int("key")?),
-                    game: row.need_int("id")?,
-                    mv,
-                });
-                if chunk.len() >= 65_536 && tx.send(Ok(std::mem::take(&mut chunk))).is_err() {
-                    return Err(BulkError("the store stopped".into()));
+            let read = parquet::read_int_columns(&positions, &["key", "id", "mv"], |group| {
+                let [keys, ids, moves] = &group.columns[..] else {
+                    return Err(BulkError("three columns asked, not three read".into()));
+                };
+                let mut chunk = Vec::with_capacity(keys.len());
+                for (i, ((&key, &game), &mv)) in keys.iter().zip(ids).zip(moves).enumerate() {
+                    let mv = u16::try_from(mv).map_err(|_| {
+                        BulkError(format!(
+                            "{} row {}: mv: not a move code",
+                            group.file,
+                            group.first_row + i as u64
+                        ))
+                    })?;
+                    chunk.push(PositionRow {
+                        key: PositionKey::from_rowid(key),
+                        game,
+                        mv,
+                    });
                 }
-                Ok(())
+                tx.send(Ok(chunk))
+                    .map_err(|_| BulkError("the store stopped".into()))
             });
-            let _ = match read {
-                Ok(_) => tx.send(Ok(chunk)),
-                Err(e) => tx.send(Err(e)),
-            };
+            if let Err(e) = read {
+                let _ = tx.send(Err(e));
+            }
         });
         let rows = rx.into_iter().flat_map(|chunk| match chunk {
             Ok(rows) => rows.into_iter().map(Ok).collect::<Vec<_>>(),

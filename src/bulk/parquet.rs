@@ -468,3 +468,230 @@ impl Row<'_> {
         }
     }
 }
+
+/// The integer columns of one row group, in the order asked, each as long as the row
+/// group (see [`read_int_columns`]).
+pub struct IntColumns {
+    /// The part file.
+    pub file: String,
+    /// The row group's first row within its file.
+    pub first_row: u64,
+    /// One vector per column asked, in that order.
+    pub columns: Vec<Vec<i64>>,
+}
+
+/// One row group of a part file: (file, its index among the file's row groups, its first
+/// row within the file).
+type RowGroupAt = (std::path::PathBuf, usize, u64);
+
+/// Reads the integer columns `names` (`int64` or `int32`, no nulls) of a table folder's part
+/// files with the typed column readers (a batch of values at a time, not a row object per
+/// row), several row groups at once on rayon's threads (as many at a time as the pool has
+/// threads, so memory holds that many row groups), and hands them to `f` in file and row
+/// group order. Returns the rows read.
+///
+/// # Errors
+/// [`BulkError`] if a file cannot be read, a column is missing, not an integer or has a
+/// null; or `f`'s error.
+pub fn read_int_columns(
+    dir: &Path,
+    names: &[&str],
+    mut f: impl FnMut(IntColumns) -> Result<(), BulkError>,
+) -> Result<u64, BulkError> {
+    use parquet::file::reader::FileReader;
+    use rayon::prelude::*;
+
+    let mut groups: Vec<RowGroupAt> = Vec::new();
+    for path in part_files(dir)? {
+        let shown = path.display().to_string();
+        let reader = File::open(&path)
+            .map_err(|e| parquet_err(&shown, e))
+            .and_then(|f| SerializedFileReader::new(f).map_err(|e| parquet_err(&shown, e)))?;
+        let mut first = 0u64;
+        for (i, rg) in reader.metadata().row_groups().iter().enumerate() {
+            groups.push((path.clone(), i, first));
+            first += u64::try_from(rg.num_rows()).unwrap_or(0);
+        }
+    }
+    let at_once = rayon::current_num_threads().max(1);
+    let mut total = 0;
+    for window in groups.chunks(at_once) {
+        let decoded: Vec<Result<IntColumns, BulkError>> = window
+            .par_iter()
+            .map(|(path, i, first)| read_row_group(path, *i, *first, names))
+            .collect();
+        for cols in decoded {
+            let cols = cols?;
+            total += cols.columns.first().map_or(0, |c| c.len() as u64);
+            f(cols)?;
+        }
+    }
+    Ok(total)
+}
+
+/// The columns `names` of row group `index` of `path` (see [`read_int_columns`]).
+fn read_row_group(
+    path: &Path,
+    index: usize,
+    first_row: u64,
+    names: &[&str],
+) -> Result<IntColumns, BulkError> {
+    use parquet::{column::reader::ColumnReader, file::reader::FileReader};
+
+    let shown = path.display().to_string();
+    let err = |e: &dyn std::fmt::Display| parquet_err(&shown, e);
+    let reader = File::open(path)
+        .map_err(|e| err(&e))
+        .and_then(|f| SerializedFileReader::new(f).map_err(|e| err(&e)))?;
+    let rg = reader.get_row_group(index).map_err(|e| err(&e))?;
+    let rows = usize::try_from(rg.metadata().num_rows()).map_err(|e| err(&e))?;
+    let schema = rg.metadata().schema_descr();
+    let mut columns = Vec::with_capacity(names.len());
+    for name in names {
+        let at = (0..schema.num_columns())
+            .find(|&c| schema.column(c).name() == *name)
+            .ok_or_else(|| err(&format!("no column {name}")))?;
+        let optional = schema.column(at).max_def_level() > 0;
+        let mut defs = Vec::new();
+        let read = |got: parquet::errors::Result<(usize, usize, usize)>| {
+            got.map_err(|e| err(&format!("column {name}: {e}")))
+        };
+        let values: Vec<i64> = match rg.get_column_reader(at).map_err(|e| err(&e))? {
+            ColumnReader::Int64ColumnReader(mut r) => {
+                let mut values = Vec::with_capacity(rows);
+                while values.len() < rows {
+                    let before = values.len();
+                    let (records, _, _) = read(r.read_records(
+                        rows - before,
+                        optional.then_some(&mut defs),
+                        None,
+                        &mut values,
+                    ))?;
+                    if records == 0 {
+                        break;
+                    }
+                }
+                values
+            }
+            ColumnReader::Int32ColumnReader(mut r) => {
+                let mut values: Vec<i32> = Vec::with_capacity(rows);
+                while values.len() < rows {
+                    let before = values.len();
+                    let (records, _, _) = read(r.read_records(
+                        rows - before,
+                        optional.then_some(&mut defs),
+                        None,
+                        &mut values,
+                    ))?;
+                    if records == 0 {
+                        break;
+                    }
+                }
+                values.into_iter().map(i64::from).collect()
+            }
+            _ => return Err(err(&format!("column {name}: not an integer"))),
+        };
+        if values.len() != rows {
+            return Err(err(&format!(
+                "column {name}: {} values in a row group of {rows} rows (a null?)",
+                values.len()
+            )));
+        }
+        columns.push(values);
+    }
+    Ok(IntColumns {
+        file: shown,
+        first_row,
+        columns,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes `rows` (key, mv; a `None` key is a null) as part file `name` of `dir`.
+    fn part(dir: &Path, name: &str, rows: impl Iterator<Item = (Option<i64>, i64)>) {
+        let schema = [col("key", Kind::Long, true), col("mv", Kind::Int, false)];
+        let mut w = TableWriter::create(&dir.join(name), "t", &schema).unwrap();
+        for (key, mv) in rows {
+            w.push(vec![Value::int(key), Value::Int(mv)]).unwrap();
+        }
+        w.finish().unwrap();
+    }
+
+    #[test]
+    fn integer_columns_read_back_in_file_and_row_group_order() {
+        let dir = tempfile::tempdir().unwrap();
+        // Two row groups in the first file, one small group in the second.
+        let n = TableWriter::ROW_GROUP as i64 + 1000;
+        part(
+            dir.path(),
+            "part-0.parquet",
+            (0..n).map(|i| (Some(i * 7 - 3), i % 5)),
+        );
+        part(
+            dir.path(),
+            "part-1.parquet",
+            (n..n + 5).map(|i| (Some(-i), 65535)),
+        );
+        let mut keys = Vec::new();
+        let mut moves = Vec::new();
+        let mut starts = Vec::new();
+        let total = read_int_columns(dir.path(), &["mv", "key"], |g| {
+            starts.push((g.file.ends_with("part-1.parquet"), g.first_row));
+            moves.extend_from_slice(&g.columns[0]);
+            keys.extend_from_slice(&g.columns[1]);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(total, n as u64 + 5);
+        let want_keys: Vec<i64> = (0..n)
+            .map(|i| i * 7 - 3)
+            .chain((n..n + 5).map(|i| -i))
+            .collect();
+        let want_moves: Vec<i64> = (0..n).map(|i| i % 5).chain([65535; 5]).collect();
+        assert_eq!(keys, want_keys);
+        assert_eq!(moves, want_moves);
+        assert_eq!(
+            starts,
+            [
+                (false, 0),
+                (false, TableWriter::ROW_GROUP as u64),
+                (true, 0)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_null_a_missing_column_and_a_text_column_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        part(
+            dir.path(),
+            "part-0.parquet",
+            [(Some(1), 2), (None, 3)].into_iter(),
+        );
+        let err = |names: &[&str]| {
+            read_int_columns(dir.path(), names, |_| Ok(()))
+                .err()
+                .map(|e| e.0)
+                .unwrap_or_default()
+        };
+        assert!(err(&["key"]).contains("a null"), "{}", err(&["key"]));
+        assert!(err(&["id"]).contains("no column id"));
+        assert!(err(&["mv"]).is_empty(), "{}", err(&["mv"]));
+        let text = tempfile::tempdir().unwrap();
+        let mut w = TableWriter::create(
+            &text.path().join("p.parquet"),
+            "t",
+            &[col("s", Kind::Text, false)],
+        )
+        .unwrap();
+        w.push(vec![Value::text(Some("a"))]).unwrap();
+        w.finish().unwrap();
+        let e = read_int_columns(text.path(), &["s"], |_| Ok(()))
+            .err()
+            .unwrap();
+        assert!(e.0.contains("not an integer"), "{}", e.0);
+    }
+}
