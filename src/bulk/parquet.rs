@@ -552,43 +552,14 @@ fn read_row_group(
             .find(|&c| schema.column(c).name() == *name)
             .ok_or_else(|| err(&format!("no column {name}")))?;
         let optional = schema.column(at).max_def_level() > 0;
-        let mut defs = Vec::new();
-        let read = |got: parquet::errors::Result<(usize, usize, usize)>| {
+        let read = |got: parquet::errors::Result<Vec<i64>>| {
             got.map_err(|e| err(&format!("column {name}: {e}")))
         };
         let values: Vec<i64> = match rg.get_column_reader(at).map_err(|e| err(&e))? {
-            ColumnReader::Int64ColumnReader(mut r) => {
-                let mut values = Vec::with_capacity(rows);
-                while values.len() < rows {
-                    let before = values.len();
-                    let (records, _, _) = read(r.read_records(
-                        rows - before,
-                        optional.then_some(&mut defs),
-                        None,
-                        &mut values,
-                    ))?;
-                    if records == 0 {
-                        break;
-                    }
-                }
-                values
-            }
-            ColumnReader::Int32ColumnReader(mut r) => {
-                let mut values: Vec<i32> = Vec::with_capacity(rows);
-                while values.len() < rows {
-                    let before = values.len();
-                    let (records, _, _) = read(r.read_records(
-                        rows - before,
-                        optional.then_some(&mut defs),
-                        None,
-                        &mut values,
-                    ))?;
-                    if records == 0 {
-                        break;
-                    }
-                }
-                values.into_iter().map(i64::from).collect()
-            }
+            ColumnReader::Int64ColumnReader(mut r) => read(all_values(&mut r, rows, optional))?,
+            ColumnReader::Int32ColumnReader(mut r) => read(
+                all_values(&mut r, rows, optional).map(|v| v.into_iter().map(i64::from).collect()),
+            )?,
             _ => return Err(err(&format!("column {name}: not an integer"))),
         };
         if values.len() != rows {
@@ -604,6 +575,28 @@ fn read_row_group(
         first_row,
         columns,
     })
+}
+
+/// Every non-null value of a column chunk of `rows` rows (fewer values than rows: nulls).
+fn all_values<T: parquet::data_type::DataType>(
+    r: &mut parquet::column::reader::ColumnReaderImpl<T>,
+    rows: usize,
+    optional: bool,
+) -> parquet::errors::Result<Vec<T::T>> {
+    let mut values = Vec::with_capacity(rows);
+    let mut defs = Vec::new();
+    while values.len() < rows {
+        let (records, _, _) = r.read_records(
+            rows - values.len(),
+            optional.then_some(&mut defs),
+            None,
+            &mut values,
+        )?;
+        if records == 0 {
+            break;
+        }
+    }
+    Ok(values)
 }
 
 #[cfg(test)]
