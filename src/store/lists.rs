@@ -28,7 +28,7 @@
 //!             `YYYYMMDD` of the cell's month and the game's day unless odd
 //! ```
 
-use std::{borrow::Cow, ops::Range};
+use std::ops::Range;
 
 use rusqlite::OptionalExtension;
 
@@ -37,11 +37,14 @@ use super::{
     filter::{Matcher, PER_MONTH},
     game_facts::GameFacts,
     links::Link,
-    read::{at_position, Through},
+    read::{at_position, BlobRow, Through},
     summary::Facts,
     varint::{self, Reader},
     Store, StoreError,
 };
+
+/// The best and the latest games of a position, as [`Store::listed`] reads them.
+pub(super) type Listed = (Vec<Item>, Vec<Item>);
 
 /// Positions with more games than this keep their full lists (fewer are answered by reading
 /// their games).
@@ -370,47 +373,13 @@ pub(super) fn latest<S: Source>(
     Ok(held)
 }
 
-/// A position's lists blob, opened for reading in parts.
-struct ListsRow<'c> {
-    blob: rusqlite::blob::Blob<'c>,
-    buf: Vec<u8>,
-}
-
-impl Source for ListsRow<'_> {
-    fn len(&self) -> usize {
-        self.blob.len()
-    }
-
-    fn read(&mut self, at: Range<usize>) -> Result<Cow<'_, [u8]>, StoreError> {
-        if at.end > self.blob.len() || at.start > at.end {
-            return Err(corrupt("truncated"));
-        }
-        self.buf.resize(at.len(), 0);
-        self.blob.read_at_exact(&mut self.buf, at.start)?;
-        Ok(Cow::Borrowed(&self.buf))
-    }
-}
-
 impl Store {
     /// A position's lists blob opened for reading in parts; `None` when it has none.
-    fn lists_row(&self, key: super::PositionKey) -> Result<Option<ListsRow<'_>>, StoreError> {
+    fn lists_row(&self, key: super::PositionKey) -> Result<Option<BlobRow<'_>>, StoreError> {
         if !self.has_lists_table()? {
             return Ok(None);
         }
-        let (table, column) = LISTS_BLOB;
-        match self
-            .conn
-            .blob_open(rusqlite::MAIN_DB, table, column, key.to_rowid(), true)
-        {
-            Ok(blob) => Ok(Some(ListsRow {
-                blob,
-                buf: Vec::new(),
-            })),
-            Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::Unknown => {
-                Ok(None)
-            }
-            Err(e) => Err(e.into()),
-        }
+        self.blob_row(LISTS_BLOB, key)
     }
 
     /// The best and the latest `n` games of a big position that pass `matcher`, from its
@@ -421,7 +390,7 @@ impl Store {
         matcher: &Matcher,
         n: usize,
         want: (bool, bool),
-    ) -> Result<Option<(Vec<Item>, Vec<Item>)>, StoreError> {
+    ) -> Result<Option<Listed>, StoreError> {
         let Some(mut row) = self.lists_row(key)? else {
             return Ok(None);
         };
@@ -470,14 +439,8 @@ impl Store {
         links: &[Link],
         new: Vec<Item>,
     ) -> Result<(), StoreError> {
-        if !self.has_lists_table()? {
-            return Ok(());
-        }
-        if links.len() <= LISTS_FROM {
-            self.conn
-                .prepare_cached(DELETE_LISTS)?
-                .execute([key.to_rowid()])?;
-            return Ok(());
+        if links.len() <= LISTS_FROM || !self.has_lists_table()? {
+            return self.write_lists(key, &mut []);
         }
         let mut items = match self.stored_lists(key)? {
             Some(old) => {

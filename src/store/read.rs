@@ -181,14 +181,15 @@ impl PositionRow {
     }
 }
 
-/// A busy position's buckets, read in parts through SQLite's incremental blob I/O: a question
-/// reads the blob's directory and the parts it needs (see `buckets`), not the whole blob.
-struct BucketsRow<'c> {
+/// A blob of a position's row (its buckets, its lists), read in parts through SQLite's
+/// incremental blob I/O: a question reads the blob's directory and the parts it needs (see
+/// `buckets`, `lists`), not the whole blob.
+pub(super) struct BlobRow<'c> {
     blob: rusqlite::blob::Blob<'c>,
     buf: Vec<u8>,
 }
 
-impl BlobSource for BucketsRow<'_> {
+impl BlobSource for BlobRow<'_> {
     fn len(&self) -> usize {
         self.blob.len()
     }
@@ -263,25 +264,33 @@ fn sort_openings(mut openings: Vec<OpeningRow>) -> Vec<OpeningRow> {
 }
 
 impl Store {
-    /// A busy position's buckets, opened for reading in parts.
-    fn buckets_row(&self, key: PositionKey) -> Result<BucketsRow<'_>, StoreError> {
-        let (table, column) = sql::BUCKETS_BLOB;
+    /// A blob (`table`, `column`) of the row whose rowid is `key`, opened for reading in
+    /// parts; `None` when there is no such row or no blob in it.
+    pub(super) fn blob_row(
+        &self,
+        (table, column): (&std::ffi::CStr, &std::ffi::CStr),
+        key: PositionKey,
+    ) -> Result<Option<BlobRow<'_>>, StoreError> {
         match self
             .conn
             .blob_open(rusqlite::MAIN_DB, table, column, key.to_rowid(), true)
         {
-            Ok(blob) => Ok(BucketsRow {
+            Ok(blob) => Ok(Some(BlobRow {
                 blob,
                 buf: Vec::new(),
-            }),
-            // No row, or no blob in it.
+            })),
             Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::Unknown => {
-                Err(StoreError::Corrupt(format!(
-                    "position {key} is marked busy but has no buckets"
-                )))
+                Ok(None)
             }
             Err(e) => Err(e.into()),
         }
+    }
+
+    /// A busy position's buckets, opened for reading in parts.
+    fn buckets_row(&self, key: PositionKey) -> Result<BlobRow<'_>, StoreError> {
+        self.blob_row(sql::BUCKETS_BLOB, key)?.ok_or_else(|| {
+            StoreError::Corrupt(format!("position {key} is marked busy but has no buckets"))
+        })
     }
 
     /// The sums of a busy position's buckets that pass `matcher` (see `buckets::sum`).
@@ -528,10 +537,10 @@ impl Store {
     /// the same answer): the moves, the history and the latest `top` games of those games,
     /// the opening labels of every game through the position (the name is the position's),
     /// and as `top` the candidates for the best games, not ranked and not cut to `top`: a
-    /// position of at most [`LIST_MAX`](super::LIST_MAX) games, or of at most 1,000 games
-    /// whose kept best games are fewer than its games, gives every game that passes; a busier
-    /// one its best `top` that pass: the first `top` of its kept best games ([`TOP_KEPT`])
-    /// that pass when that many do, else those of its full lists (`store::lists`); the
+    /// position of at most [`LIST_MAX`](super::LIST_MAX) games gives every game that
+    /// passes; a busier one the first `top` of its kept best games ([`TOP_KEPT`]) that pass
+    /// when that many do or they are all its games, else the best `top` of its full lists
+    /// (`store::lists`, more than 1,000 games) or every game that passes (at most 1,000); the
     /// latest games likewise. Exact under every filter. A busy position is read in its
     /// summary, buckets and, when needed, the parts of its lists; only the listed games are
     /// read.
@@ -601,14 +610,12 @@ impl Store {
         top: usize,
     ) -> Result<(Vec<GameThrough>, Vec<GameThrough>), StoreError> {
         let all: u64 = s.moves.iter().map(|r| r.counts.games).sum();
-        if all <= LISTS_FROM as u64 && all > s.top.len() as u64 {
-            return self.filtered_from_games(key, matcher, top);
-        }
         let read =
             |l: &Link| -> Result<GameThrough, StoreError> { Ok(self.through(l.game, l.mv)?.game) };
         // The kept lists answer when `top` of their games pass, or when they hold every game;
-        // else the position's full lists do (a position of more than `LISTS_FROM` games).
-        let whole = |kept: usize| kept < TOP_KEPT;
+        // else the position's full lists do (a position of more than `LISTS_FROM` games), or
+        // its games (one of at most that many).
+        let whole = |kept: usize| kept as u64 >= all;
         let kept_best: Vec<&Link> = s
             .top
             .iter()
@@ -625,14 +632,15 @@ impl Store {
             .collect();
         let best_ok = kept_best.len() >= top || whole(s.top.len());
         let recent_ok = kept_recent.len() >= top || whole(s.recent.len());
-        let listed = if best_ok && recent_ok {
+        let listed = if (best_ok && recent_ok) || all <= LISTS_FROM as u64 {
             None
         } else {
             self.listed(key, matcher, top, (!best_ok, !recent_ok))?
         };
         let Some((listed_best, listed_recent)) = listed else {
             if !(best_ok && recent_ok) {
-                // A big position without lists (it cannot be after schema 11): its games.
+                // A position of at most `LISTS_FROM` games, or a big one without lists (it
+                // cannot be after schema 11): its games.
                 return self.filtered_from_games(key, matcher, top);
             }
             return Ok((
