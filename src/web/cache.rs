@@ -14,7 +14,7 @@ use std::{
     time::{Duration, Instant, SystemTime},
 };
 
-use super::reply::{Reply, JSON};
+use super::reply::{Body, Reply, JSON};
 
 /// What identifies a version of the database files.
 type Stamp = Vec<Option<(u64, SystemTime)>>;
@@ -111,17 +111,17 @@ impl Cache {
         self.get(key).map(|body| Reply {
             status: 200,
             content_type: JSON,
-            body: body.to_vec().into(),
+            body: Body::shared(body),
         })
     }
 
     /// Stores a body.
-    pub fn put(&self, key: &str, body: Vec<u8>) {
+    pub fn put(&self, key: &str, body: Arc<[u8]>) {
         if body.len() > self.max_bytes {
             return;
         }
         let mut inner = self.lock();
-        Self::insert(&mut inner, self.max_bytes, key.to_string(), body.into());
+        Self::insert(&mut inner, self.max_bytes, key.to_string(), body);
     }
 
     fn insert(inner: &mut Inner, max_bytes: usize, key: String, body: Arc<[u8]>) {
@@ -145,7 +145,7 @@ mod tests {
     #[test]
     fn a_body_is_found_under_its_target_only() {
         let cache = Cache::new(None, 1 << 20);
-        cache.put("/api/explore?moves=h2e2", b"{}".to_vec());
+        cache.put("/api/explore?moves=h2e2", b"{}"[..].into());
         assert_eq!(
             cache.get("/api/explore?moves=h2e2").as_deref(),
             Some(&b"{}"[..])
@@ -159,7 +159,7 @@ mod tests {
     fn bounded_by_two_generations() {
         let cache = Cache::new(None, 100);
         for i in 0..50 {
-            cache.put(&format!("k{i:02}"), vec![b'x'; 20]);
+            cache.put(&format!("k{i:02}"), vec![b'x'; 20].into());
         }
         let kept = (0..50)
             .filter(|i| cache.get(&format!("k{i:02}")).is_some())
@@ -167,7 +167,7 @@ mod tests {
         assert!(kept > 0 && kept <= 10, "{kept}");
         assert!(cache.get("k49").is_some());
         assert!(cache.get("k00").is_none());
-        cache.put("huge", vec![0; 1000]);
+        cache.put("huge", vec![0; 1000].into());
         assert!(cache.get("huge").is_none());
     }
 
@@ -178,7 +178,7 @@ mod tests {
         let db = dir.join("x.db");
         std::fs::write(&db, b"one").unwrap();
         let cache = Cache::new(Some(&db), 1 << 20);
-        cache.put("a", b"1".to_vec());
+        cache.put("a", b"1"[..].into());
         assert!(cache.get("a").is_some());
         // A write beside the server: the -wal file appears.
         let mut wal = db.clone().into_os_string();

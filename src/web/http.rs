@@ -268,16 +268,28 @@ fn reason(status: u16) -> &'static str {
 /// The bytes of an answer: status line, headers (`Content-Length` added), blank line, and
 /// the body unless `with_body` is false (HEAD).
 pub fn answer(status: u16, headers: &[(&str, &str)], body: &[u8], with_body: bool) -> Vec<u8> {
+    let mut out = head(
+        status,
+        headers,
+        body.len(),
+        if with_body { body.len() } else { 0 },
+    );
+    if with_body {
+        out.extend_from_slice(body);
+    }
+    out
+}
+
+/// The head of an answer with a body of `length` bytes (status line, headers,
+/// `Content-Length`, blank line), with room for `spare` more bytes.
+pub fn head(status: u16, headers: &[(&str, &str)], length: usize, spare: usize) -> Vec<u8> {
     use std::io::Write;
-    let mut out = Vec::with_capacity(256 + if with_body { body.len() } else { 0 });
+    let mut out = Vec::with_capacity(512 + spare);
     let _ = write!(out, "HTTP/1.1 {status} {}\r\n", reason(status));
     for (name, value) in headers {
         let _ = write!(out, "{name}: {value}\r\n");
     }
-    let _ = write!(out, "Content-Length: {}\r\n\r\n", body.len());
-    if with_body {
-        out.extend_from_slice(body);
-    }
+    let _ = write!(out, "Content-Length: {length}\r\n\r\n");
     out
 }
 

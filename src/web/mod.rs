@@ -48,7 +48,7 @@ mod worker;
 
 pub use config::{valid_origin, Config, StartError, Timeouts};
 pub use query::BadRequest;
-pub use reply::Reply;
+pub use reply::{Body, Reply};
 pub use routes::{route, ApiError};
 pub use server::Server;
 pub use worker::{file_name_only, Worker};

@@ -1,8 +1,61 @@
 //! What a route answers: status, content type and body, independent of the HTTP library.
 
-use std::borrow::Cow;
+use std::{ops::Deref, sync::Arc};
 
 use serde::Serialize;
+
+/// The bytes of an answer's body: an asset of the binary, bytes of this answer alone, or
+/// bytes shared with the answer cache (a hit is not copied). Reads as a `[u8]`.
+#[derive(Clone)]
+pub struct Body(Bytes);
+
+#[derive(Clone)]
+enum Bytes {
+    Static(&'static [u8]),
+    Owned(Vec<u8>),
+    Shared(Arc<[u8]>),
+}
+
+impl Body {
+    /// The body as bytes that can be shared (an owned body is moved into them once).
+    pub(crate) fn into_shared(self) -> Arc<[u8]> {
+        match self.0 {
+            Bytes::Shared(a) => a,
+            Bytes::Owned(v) => v.into(),
+            Bytes::Static(s) => s.into(),
+        }
+    }
+
+    /// A body of bytes shared with others (the cache).
+    pub(crate) fn shared(bytes: Arc<[u8]>) -> Body {
+        Body(Bytes::Shared(bytes))
+    }
+}
+
+impl Deref for Body {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match &self.0 {
+            Bytes::Static(s) => s,
+            Bytes::Owned(v) => v,
+            Bytes::Shared(a) => a,
+        }
+    }
+}
+
+impl PartialEq for Body {
+    fn eq(&self, other: &Body) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Body {}
+
+impl std::fmt::Debug for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Body({})", String::from_utf8_lossy(self))
+    }
+}
 
 /// An HTTP answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,7 +65,7 @@ pub struct Reply {
     /// `Content-Type` header.
     pub content_type: &'static str,
     /// Body.
-    pub body: Cow<'static, [u8]>,
+    pub body: Body,
 }
 
 /// JSON content type.
@@ -25,7 +78,7 @@ impl Reply {
             Ok(body) => Reply {
                 status: 200,
                 content_type: JSON,
-                body: Cow::Owned(body),
+                body: Body(Bytes::Owned(body)),
             },
             Err(e) => Reply::error(500, &format!("cannot encode the answer: {e}")),
         }
@@ -41,11 +94,11 @@ impl Reply {
     /// ```
     pub fn error(status: u16, message: &str) -> Reply {
         #[derive(Serialize)]
-        struct Body<'a> {
+        struct Message<'a> {
             error: &'a str,
             status: u16,
         }
-        let body = serde_json::to_vec(&Body {
+        let body = serde_json::to_vec(&Message {
             error: message,
             status,
         })
@@ -53,7 +106,7 @@ impl Reply {
         Reply {
             status,
             content_type: JSON,
-            body: Cow::Owned(body),
+            body: Body(Bytes::Owned(body)),
         }
     }
 
@@ -62,7 +115,22 @@ impl Reply {
         Reply {
             status: 200,
             content_type,
-            body: Cow::Borrowed(body),
+            body: Body(Bytes::Static(body)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_read_as_their_bytes_however_held() {
+        let owned = Reply::json(&[1, 2]);
+        assert_eq!(&*owned.body, b"[1,2]");
+        let shared = Body::shared(owned.body.clone().into_shared());
+        assert_eq!(shared, owned.body);
+        assert_eq!(&*Reply::asset("text/plain", b"x").body, b"x");
+        assert_eq!(&*Reply::asset("text/plain", b"x").body.into_shared(), b"x");
     }
 }

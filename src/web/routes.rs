@@ -8,7 +8,7 @@ use super::{
     game::{GameJson, GameParts},
     position::{line_from_params, PositionJson},
     query::{BadRequest, Params, MAX_TARGET},
-    reply::Reply,
+    reply::{Body, Reply},
     worker::Worker,
 };
 use crate::{
@@ -72,10 +72,12 @@ fn cached(worker: &mut Worker, key: &str, f: impl FnOnce(&mut Worker) -> Reply) 
     if let Some(reply) = worker.cache().and_then(|c| c.answer(key)) {
         return reply;
     }
-    let reply = f(worker);
+    let mut reply = f(worker);
     if reply.status == 200 {
         if let Some(c) = worker.cache() {
-            c.put(key, reply.body.to_vec());
+            let body = reply.body.into_shared();
+            c.put(key, body.clone());
+            reply.body = Body::shared(body);
         }
     }
     reply
