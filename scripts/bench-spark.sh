@@ -30,7 +30,7 @@ if [ ! -s "$pgn" ]; then
   "$SCALE" pgn "$N" "$SEED" "$pgn"
 fi
 qipu=target/release/qipu
-echo "corpus: $N games, $(stat -c %s "$pgn") bytes of PGN ($pgn), master $MASTER"
+echo "corpus: $N games, $(stat -L -c %s "$pgn") bytes of PGN ($pgn), master $MASTER"
 
 # Runs a step under /usr/bin/time; prints "NAME: wall s, CPU s (user + sys), peak RSS MiB".
 timed() {
@@ -59,7 +59,7 @@ timed job spark-submit --master "$MASTER" --conf spark.ui.enabled=false \
   --driver-memory "${DRIVER_MEMORY:-4g}" spark/build.py "$dir/facts" "$dir/stats" \
   --timings "$dir/timings.json"
 echo "job per step (spark/build.py --timings; CPU = user + sys):"
-grep '^|\|^job wall' "$dir/job.time"
+grep '^|\|^job wall' "$dir/job.out"
 timed load "$qipu" load "$dir/stats" --db "$dir/load.db"
 python3 - "$N" "$dir" <<'PY'
 import sys
