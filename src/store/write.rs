@@ -2,6 +2,7 @@
 
 use std::{borrow::Cow, collections::HashMap};
 
+use rayon::prelude::*;
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior};
 
 use super::{
@@ -9,12 +10,12 @@ use super::{
     codec::{pack_moves, result_code, variant_code},
     copies::{self, Fate},
     game_facts::GameFacts,
-    links::{encode_links, move_code, Link},
+    links::{decode_links, encode_links, move_code, Link},
     lists::{Item, LISTS_FROM},
     model::{GameRecord, PositionKey},
     players::Players,
     ranges::{self, Entry, Packer},
-    read::at_position,
+    read::{at_position, BusyBlobs},
     sql,
     summary::{Facts, Summary, LIST_MAX},
     Store, StoreError,
@@ -227,6 +228,8 @@ impl Store {
         touches.sort_unstable();
         let mut open: Option<OpenRange> = None;
         let mut links = Vec::new();
+        // Busy positions touched, merged after the ranges (each in its own row).
+        let mut busy: Vec<(PositionKey, &[u128])> = Vec::new();
         for group in touches.chunk_by(|a, b| a >> 64 == b >> 64) {
             let key = Touch::key(group[0]);
             let range = match open.take() {
@@ -256,7 +259,7 @@ impl Store {
             };
             let old = match range.take_old(key)? {
                 Some(Entry::Busy) => {
-                    self.merge_busy(key, &links, &new())?;
+                    busy.push((key, group));
                     range.out.push_busy(key.to_rowid());
                     continue;
                 }
@@ -287,6 +290,9 @@ impl Store {
         }
         if let Some(r) = open {
             self.close_range(r)?;
+        }
+        for part in busy.chunks(BUSY_PART) {
+            self.merge_busy(games, part)?;
         }
         Ok(())
     }
@@ -351,27 +357,100 @@ impl Store {
         Ok(())
     }
 
-    /// Adds a batch's games to a busy position: its row is read, merged and replaced.
+    /// Adds a batch's games to some busy positions (each with its touches, as
+    /// `add_positions` groups them): their rows are read, then decoded, merged and encoded on
+    /// all cores (the rows are independent), then replaced in key order.
     fn merge_busy(
         &self,
-        key: PositionKey,
-        links: &[Link],
-        new: &[(Link, &Counted<'_>)],
+        games: &[Counted<'_>],
+        part: &[(PositionKey, &[u128])],
     ) -> Result<(), StoreError> {
-        let old = self.busy_row(key)?;
-        let (Some(mut summary), Some(mut buckets)) = (old.summary, old.buckets) else {
-            return Err(StoreError::Corrupt(format!(
-                "position {key} has no summary or no buckets"
-            )));
-        };
-        add_all(&mut summary, &mut buckets, new)?;
-        let merged = merge_links(&old.links, links);
-        self.write_busy(key, &summary, &merged, &buckets)?;
-        if merged.len() > LISTS_FROM {
-            self.update_lists(key, &merged, items_of(new))?;
+        let mut raw = Vec::with_capacity(part.len());
+        {
+            let mut stmt = self.conn.prepare_cached(sql::BUSY_ROW)?;
+            for &(key, _) in part {
+                let row: Option<BusyBlobs> = stmt
+                    .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()?;
+                raw.push(row.ok_or_else(|| {
+                    StoreError::Corrupt(format!("position {key} is marked busy but has no row"))
+                })?);
+            }
+        }
+        let merged: Vec<MergedBusy> = part
+            .par_iter()
+            .zip(raw)
+            .map(|(&(key, group), (summary, links, buckets))| {
+                merge_busy_row(games, key, group, summary, &links, buckets)
+            })
+            .collect::<Result<_, StoreError>>()?;
+        let mut replace = self.conn.prepare_cached(sql::REPLACE_POSITION)?;
+        for m in merged {
+            replace.execute(rusqlite::params![
+                m.key.to_rowid(),
+                m.summary,
+                m.links,
+                m.buckets
+            ])?;
+            if let Some((links, items)) = m.lists {
+                self.update_lists(m.key, &links, items)?;
+            }
         }
         Ok(())
     }
+}
+
+/// Busy positions merged per round of `Store::merge_busy`: their rows are held in memory
+/// together (a few MiB to a few hundred), and the rounds' reads and writes alternate with
+/// the work on all cores.
+const BUSY_PART: usize = 2048;
+
+/// A busy position's row merged with a batch, encoded, and its list update.
+struct MergedBusy {
+    key: PositionKey,
+    summary: Vec<u8>,
+    links: Vec<u8>,
+    buckets: Vec<u8>,
+    /// When it keeps lists: all its links and the new games' items.
+    lists: Option<(Vec<Link>, Vec<Item>)>,
+}
+
+/// Decodes a busy position's row, adds the games of its touches and encodes it again.
+fn merge_busy_row(
+    games: &[Counted<'_>],
+    key: PositionKey,
+    group: &[u128],
+    summary: Option<Vec<u8>>,
+    links: &[u8],
+    buckets: Option<Vec<u8>>,
+) -> Result<MergedBusy, StoreError> {
+    let (Some(summary), Some(buckets)) = (summary, buckets) else {
+        return Err(StoreError::Corrupt(format!(
+            "position {key} has no summary or no buckets"
+        )));
+    };
+    let mut summary = Summary::decode(&summary).map_err(|e| at_position(key, e))?;
+    let mut buckets = Buckets::decode(&buckets).map_err(|e| at_position(key, e))?;
+    let old = decode_links(links).map_err(|e| at_position(key, e))?;
+    let new: Vec<(Link, &Counted<'_>)> = group
+        .iter()
+        .map(|&t| {
+            let (i, mv) = Touch::game(t);
+            let g = &games[i];
+            (Link { game: g.id, mv }, g)
+        })
+        .collect();
+    let links: Vec<Link> = new.iter().map(|(l, _)| *l).collect();
+    add_all(&mut summary, &mut buckets, &new)?;
+    let merged = merge_links(&old, &links);
+    let lists = (merged.len() > LISTS_FROM).then(|| (merged.to_vec(), items_of(&new)));
+    Ok(MergedBusy {
+        key,
+        summary: summary.encode(),
+        links: encode_links(&merged),
+        buckets: buckets.encode(),
+        lists,
+    })
 }
 
 /// Two lists of links by game id as one (a game in both counts once).
