@@ -213,8 +213,10 @@ impl Store {
 
     /// Adds games to the statistics of the positions they went through, in key order: each
     /// touched range row is read once, merged in Rust and rewritten (cut in two when it has
-    /// grown too big); busy positions are merged in their own rows. Runs inside the caller's
-    /// transaction.
+    /// grown too big); busy positions are merged in their own rows. Ranges are read and
+    /// written in parts of [`RANGE_PART`] rows, each part merged on all cores (rows are
+    /// independent); the positions that become busy, then the busy ones, follow. Runs inside
+    /// the caller's transaction.
     pub(super) fn add_positions(&self, games: &[Counted<'_>]) -> Result<(), StoreError> {
         // One u128 per (position, game), sorted: each key's games together, in batch order
         // (which is id order).
@@ -226,73 +228,86 @@ impl Store {
             }
         }
         touches.sort_unstable();
-        let mut open: Option<OpenRange> = None;
-        let mut links = Vec::new();
+        let groups: Vec<&[u128]> = touches.chunk_by(|a, b| a >> 64 == b >> 64).collect();
         // Busy positions touched, merged after the ranges (each in its own row).
         let mut busy: Vec<(PositionKey, &[u128])> = Vec::new();
-        for group in touches.chunk_by(|a, b| a >> 64 == b >> 64) {
+        let mut part: Vec<(OpenRange, std::ops::Range<usize>)> = Vec::new();
+        for (i, group) in groups.iter().enumerate() {
             let key = Touch::key(group[0]);
-            let range = match open.take() {
-                Some(r) if r.covers(key) => r,
-                other => {
-                    if let Some(r) = other {
-                        self.close_range(r)?;
+            match part.last_mut() {
+                Some((r, gs)) if r.covers(key) => gs.end = i + 1,
+                _ => {
+                    // A part's rows are written before the next range is looked up: they
+                    // lie within their old range, below the next one.
+                    if part.len() == RANGE_PART {
+                        self.merge_ranges(games, &groups, std::mem::take(&mut part), &mut busy)?;
                     }
-                    self.open_range(key)?
+                    part.push((self.open_range(key)?, i..i + 1));
                 }
-            };
-            let range = open.insert(range);
-            links.clear();
-            links.extend(group.iter().map(|&t| {
-                let (i, mv) = Touch::game(t);
-                Link {
-                    game: games[i].id,
-                    mv,
-                }
-            }));
-            let new = || -> Vec<(Link, &Counted<'_>)> {
-                group
-                    .iter()
-                    .zip(&links)
-                    .map(|(&t, l)| (*l, &games[Touch::game(t).0]))
-                    .collect()
-            };
-            let old = match range.take_old(key)? {
-                Some(Entry::Busy) => {
-                    busy.push((key, group));
-                    range.out.push_busy(key.to_rowid());
-                    continue;
-                }
-                Some(Entry::Quiet(old)) => old,
-                None => Vec::new(),
-            };
-            let merged = merge_links(&old, &links);
-            if merged.len() > LIST_MAX {
-                // The position becomes busy: its summary counts the games it had, then these.
-                let (mut summary, had) = self.summarize(&old)?;
-                let mut buckets = Buckets::default();
-                buckets.add(
-                    old.iter()
-                        .zip(&had)
-                        .map(|(l, g)| (l.mv, l.game, g.facts().game_facts()))
-                        .collect(),
-                );
-                let new = new();
-                add_all(&mut summary, &mut buckets, &new)?;
-                self.write_busy(key, &summary, &merged, &buckets)?;
-                if merged.len() > LISTS_FROM {
-                    self.update_lists(key, &merged, items_of(&new))?;
-                }
-                range.out.push_busy(key.to_rowid());
-            } else {
-                range.out.push_links(key.to_rowid(), &merged);
             }
         }
-        if let Some(r) = open {
-            self.close_range(r)?;
-        }
+        self.merge_ranges(games, &groups, part, &mut busy)?;
         for part in busy.chunks(BUSY_PART) {
             self.merge_busy(games, part)?;
+        }
+        Ok(())
+    }
+
+    /// Merges some range rows (each with its touched keys' groups) on all cores, writes them
+    /// in key order, then counts the positions that became busy; the busy positions touched
+    /// are added to `busy`.
+    fn merge_ranges<'t>(
+        &self,
+        games: &[Counted<'_>],
+        groups: &[&'t [u128]],
+        part: Vec<(OpenRange, std::ops::Range<usize>)>,
+        busy: &mut Vec<(PositionKey, &'t [u128])>,
+    ) -> Result<(), StoreError> {
+        let merged: Vec<MergedRange<'t>> = part
+            .into_par_iter()
+            .map(|(r, gs)| merge_range(games, r, &groups[gs]))
+            .collect::<Result<_, StoreError>>()?;
+        {
+            let mut replace = self.conn.prepare_cached(sql::REPLACE_RANGE)?;
+            for m in &merged {
+                for (start, blob) in &m.rows {
+                    replace.execute(rusqlite::params![start, blob])?;
+                }
+            }
+        }
+        for m in merged {
+            for (key, old, group) in m.promoted {
+                self.promote(games, key, &old, group)?;
+            }
+            busy.extend(m.busy);
+        }
+        Ok(())
+    }
+
+    /// A quiet position that grows past [`LIST_MAX`] games becomes busy: its summary counts
+    /// the games it had (read from the games), then these.
+    fn promote(
+        &self,
+        games: &[Counted<'_>],
+        key: PositionKey,
+        old: &[Link],
+        group: &[u128],
+    ) -> Result<(), StoreError> {
+        let new = new_games(games, group);
+        let links: Vec<Link> = new.iter().map(|(l, _)| *l).collect();
+        let merged = merge_links(old, &links);
+        let (mut summary, had) = self.summarize(old)?;
+        let mut buckets = Buckets::default();
+        buckets.add(
+            old.iter()
+                .zip(&had)
+                .map(|(l, g)| (l.mv, l.game, g.facts().game_facts()))
+                .collect(),
+        );
+        add_all(&mut summary, &mut buckets, &new)?;
+        self.write_busy(key, &summary, &merged, &buckets)?;
+        if merged.len() > LISTS_FROM {
+            self.update_lists(key, &merged, items_of(&new))?;
         }
         Ok(())
     }
@@ -325,17 +340,6 @@ impl Store {
             copied: 0,
             out: Packer::default(),
         })
-    }
-
-    /// Writes a merged range back: its old entries not touched, then its rows.
-    fn close_range(&self, mut range: OpenRange) -> Result<(), StoreError> {
-        range.copy_old_below(None);
-        let rows = range.out.rows(range.start);
-        let mut replace = self.conn.prepare_cached(sql::REPLACE_RANGE)?;
-        for (start, blob) in rows {
-            replace.execute(rusqlite::params![start, blob])?;
-        }
-        Ok(())
     }
 
     /// Stores a busy position's own row.
@@ -400,6 +404,73 @@ impl Store {
     }
 }
 
+/// The games of a key's touches, with their links.
+fn new_games<'g, 'a>(games: &'g [Counted<'a>], group: &[u128]) -> Vec<(Link, &'g Counted<'a>)> {
+    group
+        .iter()
+        .map(|&t| {
+            let (i, mv) = Touch::game(t);
+            let g = &games[i];
+            (Link { game: g.id, mv }, g)
+        })
+        .collect()
+}
+
+/// A range row merged with a batch: its new rows, the busy positions it holds that the
+/// batch touched, and the quiet positions that became busy (key, old links, touches).
+struct MergedRange<'t> {
+    rows: Vec<(i64, Vec<u8>)>,
+    busy: Vec<(PositionKey, &'t [u128])>,
+    promoted: Vec<(PositionKey, Vec<Link>, &'t [u128])>,
+}
+
+/// Merges the touches of some keys (in key order, all in the range) into a range row.
+fn merge_range<'t>(
+    games: &[Counted<'_>],
+    mut range: OpenRange,
+    groups: &[&'t [u128]],
+) -> Result<MergedRange<'t>, StoreError> {
+    let mut out = MergedRange {
+        rows: Vec::new(),
+        busy: Vec::new(),
+        promoted: Vec::new(),
+    };
+    let mut links = Vec::new();
+    for &group in groups {
+        let key = Touch::key(group[0]);
+        let old = match range.take_old(key)? {
+            Some(Entry::Busy) => {
+                out.busy.push((key, group));
+                range.out.push_busy(key.to_rowid());
+                continue;
+            }
+            Some(Entry::Quiet(old)) => old,
+            None => Vec::new(),
+        };
+        links.clear();
+        links.extend(group.iter().map(|&t| {
+            let (i, mv) = Touch::game(t);
+            Link {
+                game: games[i].id,
+                mv,
+            }
+        }));
+        let merged = merge_links(&old, &links);
+        if merged.len() > LIST_MAX {
+            out.promoted.push((key, old, group));
+            range.out.push_busy(key.to_rowid());
+        } else {
+            range.out.push_links(key.to_rowid(), &merged);
+        }
+    }
+    range.copy_old_below(None);
+    out.rows = range.out.rows(range.start);
+    Ok(out)
+}
+
+/// Range rows read, merged and written per part of `Store::add_positions`.
+const RANGE_PART: usize = 4096;
+
 /// Busy positions merged per round of `Store::merge_busy`: their rows are held in memory
 /// together (a few MiB to a few hundred), and the rounds' reads and writes alternate with
 /// the work on all cores.
@@ -432,14 +503,7 @@ fn merge_busy_row(
     let mut summary = Summary::decode(&summary).map_err(|e| at_position(key, e))?;
     let mut buckets = Buckets::decode(&buckets).map_err(|e| at_position(key, e))?;
     let old = decode_links(links).map_err(|e| at_position(key, e))?;
-    let new: Vec<(Link, &Counted<'_>)> = group
-        .iter()
-        .map(|&t| {
-            let (i, mv) = Touch::game(t);
-            let g = &games[i];
-            (Link { game: g.id, mv }, g)
-        })
-        .collect();
+    let new = new_games(games, group);
     let links: Vec<Link> = new.iter().map(|(l, _)| *l).collect();
     add_all(&mut summary, &mut buckets, &new)?;
     let merged = merge_links(&old, &links);
