@@ -215,8 +215,8 @@ impl Store {
     /// touched range row is read once, merged in Rust and rewritten (cut in two when it has
     /// grown too big); busy positions are merged in their own rows. Ranges are read and
     /// written in parts of [`RANGE_PART`] rows, each part merged on all cores (rows are
-    /// independent); the positions that become busy, then the busy ones, follow. Runs inside
-    /// the caller's transaction.
+    /// independent) while the next is read; the positions that become busy, then the busy
+    /// ones, follow. Runs inside the caller's transaction.
     pub(super) fn add_positions(&self, games: &[Counted<'_>]) -> Result<(), StoreError> {
         // One u128 per (position, game), sorted: each key's games together, in batch order
         // (which is id order).
@@ -231,42 +231,62 @@ impl Store {
         let groups: Vec<&[u128]> = touches.chunk_by(|a, b| a >> 64 == b >> 64).collect();
         // Busy positions touched, merged after the ranges (each in its own row).
         let mut busy: Vec<(PositionKey, &[u128])> = Vec::new();
-        let mut part: Vec<(OpenRange, std::ops::Range<usize>)> = Vec::new();
-        for (i, group) in groups.iter().enumerate() {
-            let key = Touch::key(group[0]);
-            match part.last_mut() {
-                Some((r, gs)) if r.covers(key) => gs.end = i + 1,
-                _ => {
-                    // A part's rows are written before the next range is looked up: they
-                    // lie within their old range, below the next one.
-                    if part.len() == RANGE_PART {
-                        self.merge_ranges(games, &groups, std::mem::take(&mut part), &mut busy)?;
-                    }
-                    part.push((self.open_range(key)?, i..i + 1));
-                }
-            }
+        // While a part is merged on the workers, this thread reads the next one: a part's
+        // rows lie within its old ranges, below the next part's, so they may be written
+        // after the next part is read.
+        let mut next = 0;
+        let mut part = self.read_ranges(&groups, &mut next)?;
+        while !part.is_empty() {
+            let (merged, following) = std::thread::scope(|s| {
+                let merging = s.spawn(|| {
+                    part.into_par_iter()
+                        .map(|(r, gs)| merge_range(games, r, &groups[gs]))
+                        .collect::<Result<Vec<_>, StoreError>>()
+                });
+                let following = self.read_ranges(&groups, &mut next);
+                let merged = merging
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (merged, following)
+            });
+            self.write_ranges(games, merged?, &mut busy)?;
+            part = following?;
         }
-        self.merge_ranges(games, &groups, part, &mut busy)?;
         for part in busy.chunks(BUSY_PART) {
             self.merge_busy(games, part)?;
         }
         Ok(())
     }
 
-    /// Merges some range rows (each with its touched keys' groups) on all cores, writes them
-    /// in key order, then counts the positions that became busy; the busy positions touched
-    /// are added to `busy`.
-    fn merge_ranges<'t>(
+    /// The next part of the range rows touched (at most [`RANGE_PART`] rows), from the group
+    /// `*next` on, each with the range of its groups; `*next` moves past them.
+    fn read_ranges(
+        &self,
+        groups: &[&[u128]],
+        next: &mut usize,
+    ) -> Result<Vec<(OpenRange, std::ops::Range<usize>)>, StoreError> {
+        let mut part: Vec<(OpenRange, std::ops::Range<usize>)> = Vec::new();
+        while let Some(group) = groups.get(*next) {
+            let key = Touch::key(group[0]);
+            let full = part.len() == RANGE_PART;
+            match part.last_mut() {
+                Some((r, gs)) if r.covers(key) => gs.end = *next + 1,
+                _ if full => break,
+                _ => part.push((self.open_range(key)?, *next..*next + 1)),
+            }
+            *next += 1;
+        }
+        Ok(part)
+    }
+
+    /// Writes merged range rows in key order, then counts the positions that became busy;
+    /// the busy positions touched are added to `busy`.
+    fn write_ranges<'t>(
         &self,
         games: &[Counted<'_>],
-        groups: &[&'t [u128]],
-        part: Vec<(OpenRange, std::ops::Range<usize>)>,
+        merged: Vec<MergedRange<'t>>,
         busy: &mut Vec<(PositionKey, &'t [u128])>,
     ) -> Result<(), StoreError> {
-        let merged: Vec<MergedRange<'t>> = part
-            .into_par_iter()
-            .map(|(r, gs)| merge_range(games, r, &groups[gs]))
-            .collect::<Result<_, StoreError>>()?;
         {
             let mut replace = self.conn.prepare_cached(sql::REPLACE_RANGE)?;
             for m in &merged {
