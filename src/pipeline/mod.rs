@@ -53,7 +53,7 @@ pub struct ImportOptions {
     /// At most this many games per transaction.
     pub batch_games: usize,
     /// A transaction ends when its games take about this many bytes of memory (see
-    /// [`GameRecord::heap_bytes`]; 256 MiB, about 180,000 synthetic games). The bigger a
+    /// [`GameRecord::heap_bytes`]; 1 GiB, about 700,000 synthetic games). The bigger a
     /// batch, the fewer times the stored positions are read back and merged: once the
     /// database is big, a batch rewrites nearly every range row whatever its size.
     pub batch_bytes: usize,
@@ -68,8 +68,8 @@ impl Default for ImportOptions {
     fn default() -> ImportOptions {
         ImportOptions {
             max_ply: DEFAULT_MAX_PLY,
-            batch_games: 200_000,
-            batch_bytes: 256 << 20,
+            batch_games: 1_000_000,
+            batch_bytes: 1 << 30,
             chunk_games: 1_000,
             batch_time: Duration::from_secs(2),
         }

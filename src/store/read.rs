@@ -5,7 +5,7 @@ use std::{borrow::Cow, ops::Range};
 use rusqlite::{OptionalExtension, Row};
 
 use super::{
-    buckets::{self, Buckets, Source as BlobSource},
+    buckets::{self, Source as BlobSource},
     codec::{result_from_code, unpack_moves, variant_code, variant_from_code},
     filter::{calendar_month, year_of, BucketFilter, Matcher, PER_MONTH},
     game_facts::GameFacts,
@@ -150,14 +150,13 @@ impl Through {
 }
 
 /// A busy position's row as read: summary, links, buckets.
-type BusyBlobs = (Option<Vec<u8>>, Vec<u8>, Option<Vec<u8>>);
+pub(super) type BusyBlobs = (Option<Vec<u8>>, Vec<u8>, Option<Vec<u8>>);
 
-/// What is stored of one position, decoded: its links, and its summary and buckets if it is
-/// busy.
+/// What is stored of one position, decoded: its links, and its summary if it is busy (its
+/// buckets are read apart, by the questions that need them).
 pub(super) struct PositionRow {
     pub summary: Option<Summary>,
     pub links: Vec<Link>,
-    pub buckets: Option<Buckets>,
 }
 
 impl PositionRow {
@@ -165,7 +164,6 @@ impl PositionRow {
         key: PositionKey,
         summary: Option<&[u8]>,
         links: &[u8],
-        buckets: Option<&[u8]>,
     ) -> Result<PositionRow, StoreError> {
         Ok(PositionRow {
             summary: summary
@@ -173,10 +171,6 @@ impl PositionRow {
                 .transpose()
                 .map_err(|e| at_position(key, e))?,
             links: decode_links(links).map_err(|e| at_position(key, e))?,
-            buckets: buckets
-                .map(Buckets::decode)
-                .transpose()
-                .map_err(|e| at_position(key, e))?,
         })
     }
 }
@@ -325,12 +319,12 @@ impl Store {
         let raw: Option<BusyBlobs> = stmt
             .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .optional()?;
-        let Some((summary, links, buckets)) = raw else {
+        let Some((summary, links, _buckets)) = raw else {
             return Err(StoreError::Corrupt(format!(
                 "position {key} is marked busy but has no row"
             )));
         };
-        PositionRow::decode(key, summary.as_deref(), &links, buckets.as_deref())
+        PositionRow::decode(key, summary.as_deref(), &links)
     }
 
     /// A busy position's summary alone (its links, three bytes a game, and its buckets are
@@ -371,7 +365,6 @@ impl Store {
             Some(Entry::Quiet(links)) => Ok(Some(PositionRow {
                 summary: None,
                 links,
-                buckets: None,
             })),
         }
     }
@@ -961,7 +954,6 @@ impl Store {
                     Entry::Quiet(links) => PositionRow {
                         summary: None,
                         links,
-                        buckets: None,
                     },
                 };
                 f(key, row)?;

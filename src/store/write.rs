@@ -2,6 +2,7 @@
 
 use std::{borrow::Cow, collections::HashMap};
 
+use rayon::prelude::*;
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior};
 
 use super::{
@@ -9,12 +10,12 @@ use super::{
     codec::{pack_moves, result_code, variant_code},
     copies::{self, Fate},
     game_facts::GameFacts,
-    links::{encode_links, move_code, Link},
+    links::{decode_links, encode_links, move_code, Link},
     lists::{Item, LISTS_FROM},
     model::{GameRecord, PositionKey},
     players::Players,
     ranges::{self, Entry, Packer},
-    read::at_position,
+    read::{at_position, BusyBlobs},
     sql,
     summary::{Facts, Summary, LIST_MAX},
     Store, StoreError,
@@ -212,8 +213,10 @@ impl Store {
 
     /// Adds games to the statistics of the positions they went through, in key order: each
     /// touched range row is read once, merged in Rust and rewritten (cut in two when it has
-    /// grown too big); busy positions are merged in their own rows. Runs inside the caller's
-    /// transaction.
+    /// grown too big); busy positions are merged in their own rows. Ranges are read and
+    /// written in parts of [`RANGE_PART`] rows, each part merged on all cores (rows are
+    /// independent) while the next is read; the positions that become busy, then the busy
+    /// ones, follow. Runs inside the caller's transaction.
     pub(super) fn add_positions(&self, games: &[Counted<'_>]) -> Result<(), StoreError> {
         // One u128 per (position, game), sorted: each key's games together, in batch order
         // (which is id order).
@@ -225,68 +228,106 @@ impl Store {
             }
         }
         touches.sort_unstable();
-        let mut open: Option<OpenRange> = None;
-        let mut links = Vec::new();
-        for group in touches.chunk_by(|a, b| a >> 64 == b >> 64) {
+        let groups: Vec<&[u128]> = touches.chunk_by(|a, b| a >> 64 == b >> 64).collect();
+        // Busy positions touched, merged after the ranges (each in its own row).
+        let mut busy: Vec<(PositionKey, &[u128])> = Vec::new();
+        // While a part is merged on the workers, this thread reads the next one: a part's
+        // rows lie within its old ranges, below the next part's, so they may be written
+        // after the next part is read.
+        let mut next = 0;
+        let mut part = self.read_ranges(&groups, &mut next)?;
+        while !part.is_empty() {
+            let (merged, following) = std::thread::scope(|s| {
+                let merging = s.spawn(|| {
+                    part.into_par_iter()
+                        .map(|(r, gs)| merge_range(games, r, &groups[gs]))
+                        .collect::<Result<Vec<_>, StoreError>>()
+                });
+                let following = self.read_ranges(&groups, &mut next);
+                let merged = merging
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (merged, following)
+            });
+            self.write_ranges(games, merged?, &mut busy)?;
+            part = following?;
+        }
+        for part in busy.chunks(BUSY_PART) {
+            self.merge_busy(games, part)?;
+        }
+        Ok(())
+    }
+
+    /// The next part of the range rows touched (at most [`RANGE_PART`] rows), from the group
+    /// `*next` on, each with the range of its groups; `*next` moves past them.
+    fn read_ranges(
+        &self,
+        groups: &[&[u128]],
+        next: &mut usize,
+    ) -> Result<Vec<(OpenRange, std::ops::Range<usize>)>, StoreError> {
+        let mut part: Vec<(OpenRange, std::ops::Range<usize>)> = Vec::new();
+        while let Some(group) = groups.get(*next) {
             let key = Touch::key(group[0]);
-            let range = match open.take() {
-                Some(r) if r.covers(key) => r,
-                other => {
-                    if let Some(r) = other {
-                        self.close_range(r)?;
-                    }
-                    self.open_range(key)?
+            let full = part.len() == RANGE_PART;
+            match part.last_mut() {
+                Some((r, gs)) if r.covers(key) => gs.end = *next + 1,
+                _ if full => break,
+                _ => part.push((self.open_range(key)?, *next..*next + 1)),
+            }
+            *next += 1;
+        }
+        Ok(part)
+    }
+
+    /// Writes merged range rows in key order, then counts the positions that became busy;
+    /// the busy positions touched are added to `busy`.
+    fn write_ranges<'t>(
+        &self,
+        games: &[Counted<'_>],
+        merged: Vec<MergedRange<'t>>,
+        busy: &mut Vec<(PositionKey, &'t [u128])>,
+    ) -> Result<(), StoreError> {
+        {
+            let mut replace = self.conn.prepare_cached(sql::REPLACE_RANGE)?;
+            for m in &merged {
+                for (start, blob) in &m.rows {
+                    replace.execute(rusqlite::params![start, blob])?;
                 }
-            };
-            let range = open.insert(range);
-            links.clear();
-            links.extend(group.iter().map(|&t| {
-                let (i, mv) = Touch::game(t);
-                Link {
-                    game: games[i].id,
-                    mv,
-                }
-            }));
-            let new = || -> Vec<(Link, &Counted<'_>)> {
-                group
-                    .iter()
-                    .zip(&links)
-                    .map(|(&t, l)| (*l, &games[Touch::game(t).0]))
-                    .collect()
-            };
-            let old = match range.take_old(key)? {
-                Some(Entry::Busy) => {
-                    self.merge_busy(key, &links, &new())?;
-                    range.out.push_busy(key.to_rowid());
-                    continue;
-                }
-                Some(Entry::Quiet(old)) => old,
-                None => Vec::new(),
-            };
-            let merged = merge_links(&old, &links);
-            if merged.len() > LIST_MAX {
-                // The position becomes busy: its summary counts the games it had, then these.
-                let (mut summary, had) = self.summarize(&old)?;
-                let mut buckets = Buckets::default();
-                buckets.add(
-                    old.iter()
-                        .zip(&had)
-                        .map(|(l, g)| (l.mv, l.game, g.facts().game_facts()))
-                        .collect(),
-                );
-                let new = new();
-                add_all(&mut summary, &mut buckets, &new)?;
-                self.write_busy(key, &summary, &merged, &buckets)?;
-                if merged.len() > LISTS_FROM {
-                    self.update_lists(key, &merged, items_of(&new))?;
-                }
-                range.out.push_busy(key.to_rowid());
-            } else {
-                range.out.push_links(key.to_rowid(), &merged);
             }
         }
-        if let Some(r) = open {
-            self.close_range(r)?;
+        for m in merged {
+            for (key, old, group) in m.promoted {
+                self.promote(games, key, &old, group)?;
+            }
+            busy.extend(m.busy);
+        }
+        Ok(())
+    }
+
+    /// A quiet position that grows past [`LIST_MAX`] games becomes busy: its summary counts
+    /// the games it had (read from the games), then these.
+    fn promote(
+        &self,
+        games: &[Counted<'_>],
+        key: PositionKey,
+        old: &[Link],
+        group: &[u128],
+    ) -> Result<(), StoreError> {
+        let new = new_games(games, group);
+        let links: Vec<Link> = new.iter().map(|(l, _)| *l).collect();
+        let merged = merge_links(old, &links);
+        let (mut summary, had) = self.summarize(old)?;
+        let mut buckets = Buckets::default();
+        buckets.add(
+            old.iter()
+                .zip(&had)
+                .map(|(l, g)| (l.mv, l.game, g.facts().game_facts()))
+                .collect(),
+        );
+        add_all(&mut summary, &mut buckets, &new)?;
+        self.write_busy(key, &summary, &merged, &buckets)?;
+        if merged.len() > LISTS_FROM {
+            self.update_lists(key, &merged, items_of(&new))?;
         }
         Ok(())
     }
@@ -321,17 +362,6 @@ impl Store {
         })
     }
 
-    /// Writes a merged range back: its old entries not touched, then its rows.
-    fn close_range(&self, mut range: OpenRange) -> Result<(), StoreError> {
-        range.copy_old_below(None);
-        let rows = range.out.rows(range.start);
-        let mut replace = self.conn.prepare_cached(sql::REPLACE_RANGE)?;
-        for (start, blob) in rows {
-            replace.execute(rusqlite::params![start, blob])?;
-        }
-        Ok(())
-    }
-
     /// Stores a busy position's own row.
     pub(super) fn write_busy(
         &self,
@@ -351,27 +381,160 @@ impl Store {
         Ok(())
     }
 
-    /// Adds a batch's games to a busy position: its row is read, merged and replaced.
+    /// Adds a batch's games to some busy positions (each with its touches, as
+    /// `add_positions` groups them): their rows are read, then decoded, merged and encoded on
+    /// all cores (the rows are independent), then replaced in key order.
     fn merge_busy(
         &self,
-        key: PositionKey,
-        links: &[Link],
-        new: &[(Link, &Counted<'_>)],
+        games: &[Counted<'_>],
+        part: &[(PositionKey, &[u128])],
     ) -> Result<(), StoreError> {
-        let old = self.busy_row(key)?;
-        let (Some(mut summary), Some(mut buckets)) = (old.summary, old.buckets) else {
-            return Err(StoreError::Corrupt(format!(
-                "position {key} has no summary or no buckets"
-            )));
-        };
-        add_all(&mut summary, &mut buckets, new)?;
-        let merged = merge_links(&old.links, links);
-        self.write_busy(key, &summary, &merged, &buckets)?;
-        if merged.len() > LISTS_FROM {
-            self.update_lists(key, &merged, items_of(new))?;
+        let mut raw = Vec::with_capacity(part.len());
+        {
+            let mut stmt = self.conn.prepare_cached(sql::BUSY_ROW)?;
+            for &(key, _) in part {
+                let row: Option<BusyBlobs> = stmt
+                    .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()?;
+                raw.push(row.ok_or_else(|| {
+                    StoreError::Corrupt(format!("position {key} is marked busy but has no row"))
+                })?);
+            }
+        }
+        let merged: Vec<MergedBusy> = part
+            .par_iter()
+            .zip(raw)
+            .map(|(&(key, group), (summary, links, buckets))| {
+                merge_busy_row(games, key, group, summary, &links, buckets)
+            })
+            .collect::<Result<_, StoreError>>()?;
+        let mut replace = self.conn.prepare_cached(sql::REPLACE_POSITION)?;
+        for m in merged {
+            replace.execute(rusqlite::params![
+                m.key.to_rowid(),
+                m.summary,
+                m.links,
+                m.buckets
+            ])?;
+            if let Some((links, items)) = m.lists {
+                self.update_lists(m.key, &links, items)?;
+            }
         }
         Ok(())
     }
+}
+
+/// The games of a key's touches, with their links.
+fn new_games<'g, 'a>(games: &'g [Counted<'a>], group: &[u128]) -> Vec<(Link, &'g Counted<'a>)> {
+    group
+        .iter()
+        .map(|&t| {
+            let (i, mv) = Touch::game(t);
+            let g = &games[i];
+            (Link { game: g.id, mv }, g)
+        })
+        .collect()
+}
+
+/// A range row merged with a batch: its new rows, the busy positions it holds that the
+/// batch touched, and the quiet positions that became busy (key, old links, touches).
+struct MergedRange<'t> {
+    rows: Vec<(i64, Vec<u8>)>,
+    busy: Vec<(PositionKey, &'t [u128])>,
+    promoted: Vec<(PositionKey, Vec<Link>, &'t [u128])>,
+}
+
+/// Merges the touches of some keys (in key order, all in the range) into a range row.
+fn merge_range<'t>(
+    games: &[Counted<'_>],
+    mut range: OpenRange,
+    groups: &[&'t [u128]],
+) -> Result<MergedRange<'t>, StoreError> {
+    let mut out = MergedRange {
+        rows: Vec::new(),
+        busy: Vec::new(),
+        promoted: Vec::new(),
+    };
+    let mut links = Vec::new();
+    for &group in groups {
+        let key = Touch::key(group[0]);
+        let old = match range.take_old(key)? {
+            Some(Entry::Busy) => {
+                out.busy.push((key, group));
+                range.out.push_busy(key.to_rowid());
+                continue;
+            }
+            Some(Entry::Quiet(old)) => old,
+            None => Vec::new(),
+        };
+        links.clear();
+        links.extend(group.iter().map(|&t| {
+            let (i, mv) = Touch::game(t);
+            Link {
+                game: games[i].id,
+                mv,
+            }
+        }));
+        let merged = merge_links(&old, &links);
+        if merged.len() > LIST_MAX {
+            out.promoted.push((key, old, group));
+            range.out.push_busy(key.to_rowid());
+        } else {
+            range.out.push_links(key.to_rowid(), &merged);
+        }
+    }
+    range.copy_old_below(None);
+    out.rows = range.out.rows(range.start);
+    Ok(out)
+}
+
+/// Range rows read, merged and written per part of `Store::add_positions`.
+const RANGE_PART: usize = 4096;
+
+/// Busy positions merged per round of `Store::merge_busy`: their rows are held in memory
+/// together (a few MiB to a few hundred), and the rounds' reads and writes alternate with
+/// the work on all cores.
+const BUSY_PART: usize = 2048;
+
+/// A busy position's row merged with a batch, encoded, and its list update.
+struct MergedBusy {
+    key: PositionKey,
+    summary: Vec<u8>,
+    links: Vec<u8>,
+    buckets: Vec<u8>,
+    /// When it keeps lists: all its links and the new games' items.
+    lists: Option<(Vec<Link>, Vec<Item>)>,
+}
+
+/// Decodes a busy position's row, adds the games of its touches and encodes it again.
+fn merge_busy_row(
+    games: &[Counted<'_>],
+    key: PositionKey,
+    group: &[u128],
+    summary: Option<Vec<u8>>,
+    links: &[u8],
+    buckets: Option<Vec<u8>>,
+) -> Result<MergedBusy, StoreError> {
+    let (Some(summary), Some(buckets)) = (summary, buckets) else {
+        return Err(StoreError::Corrupt(format!(
+            "position {key} has no summary or no buckets"
+        )));
+    };
+    let mut summary = Summary::decode(&summary).map_err(|e| at_position(key, e))?;
+    let mut buckets = Buckets::decode(&buckets).map_err(|e| at_position(key, e))?;
+    let old = decode_links(links).map_err(|e| at_position(key, e))?;
+    let new = new_games(games, group);
+    let links: Vec<Link> = new.iter().map(|(l, _)| *l).collect();
+    add_all(&mut summary, &mut buckets, &new)?;
+    let merged = merge_links(&old, &links);
+    let lists = (merged.len() > LISTS_FROM).then(|| (merged.to_vec(), items_of(&new)));
+    Ok(MergedBusy {
+        key,
+        summary: summary.encode(),
+        links: encode_links(&merged),
+        buckets: buckets.encode(),
+        lists,
+    })
 }
 
 /// Two lists of links by game id as one (a game in both counts once).
