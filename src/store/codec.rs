@@ -1,6 +1,7 @@
 //! Small value codecs: variants, results, packed move lists (the `games.moves` line and the
 //! plain u16 list) and the content hash.
 
+use super::ranges::{BitReader, BitWriter};
 use crate::rules::{AnyPosition, Color, Move, Outcome, Role, Square, Variant};
 
 /// The `mv` code meaning "the game ended in this position" (not a valid [`Move`] code).
@@ -107,52 +108,36 @@ const JANGGI_ELEPHANT: [(i8, i8); 8] = [
     (-3, 2),
     (-2, 3),
 ];
-const ORTH1_DIAG1: [(i8, i8); 8] = [
-    (0, 1),
-    (0, -1),
-    (1, 0),
-    (-1, 0),
-    (1, 1),
-    (1, -1),
-    (-1, 1),
-    (-1, -1),
-];
-const DIAG12: [(i8, i8); 8] = [
-    (1, 1),
-    (1, -1),
-    (-1, 1),
-    (-1, -1),
-    (2, 2),
-    (2, -2),
-    (-2, 2),
-    (-2, -2),
-];
 
-/// How a piece's destination is written: the (file, rank) steps it may take, by code, and
-/// for a rook or cannon first its line (codes 0–8 a file of its rank, 9–18 a rank of its
-/// file), the steps after.
+/// How a piece's destination is written: the (file, rank) steps it may take, by code (one
+/// table, then another), and for a rook or cannon first its line (codes 0–8 a file of its
+/// rank, 9–18 a rank of its file), the steps after.
 struct Reach {
     line: bool,
-    steps: &'static [(i8, i8)],
+    steps: [&'static [(i8, i8)]; 2],
 }
 
 impl Reach {
     fn of(janggi: bool, role: Role) -> Reach {
-        let (line, steps): (bool, &'static [(i8, i8)]) = match (janggi, role) {
-            (false, Role::King | Role::Pawn) => (false, &ORTH1),
-            (false, Role::Advisor) => (false, &DIAG1),
-            (false, Role::Elephant) => (false, &DIAG2),
-            (_, Role::Horse) => (false, &HORSE),
-            (false, Role::Rook | Role::Cannon) => (true, &[]),
-            (true, Role::King | Role::Advisor | Role::Pawn) => (false, &ORTH1_DIAG1),
-            (true, Role::Elephant) => (false, &JANGGI_ELEPHANT),
-            (true, Role::Rook | Role::Cannon) => (true, &DIAG12),
+        let (line, steps): (bool, [&'static [(i8, i8)]; 2]) = match (janggi, role) {
+            (false, Role::King | Role::Pawn) => (false, [&ORTH1, &[]]),
+            (false, Role::Advisor) => (false, [&DIAG1, &[]]),
+            (false, Role::Elephant) => (false, [&DIAG2, &[]]),
+            (_, Role::Horse) => (false, [&HORSE, &[]]),
+            (false, Role::Rook | Role::Cannon) => (true, [&[], &[]]),
+            (true, Role::King | Role::Advisor | Role::Pawn) => (false, [&ORTH1, &DIAG1]),
+            (true, Role::Elephant) => (false, [&JANGGI_ELEPHANT, &[]]),
+            (true, Role::Rook | Role::Cannon) => (true, [&DIAG1, &DIAG2]),
         };
         Reach { line, steps }
     }
 
+    fn steps(&self) -> impl Iterator<Item = &(i8, i8)> {
+        self.steps[0].iter().chain(self.steps[1])
+    }
+
     fn codes(&self) -> usize {
-        usize::from(self.line) * 19 + self.steps.len()
+        usize::from(self.line) * 19 + self.steps[0].len() + self.steps[1].len()
     }
 
     fn code_of(&self, from: Square, to: Square) -> Option<usize> {
@@ -171,7 +156,7 @@ impl Reach {
             to.file() as i8 - from.file() as i8,
             to.rank() as i8 - from.rank() as i8,
         );
-        self.steps.iter().position(|&s| s == d).map(|i| base + i)
+        self.steps().position(|&s| s == d).map(|i| base + i)
     }
 
     fn target(&self, from: Square, code: usize) -> Option<Square> {
@@ -184,7 +169,7 @@ impl Reach {
         } else {
             code
         };
-        let (df, dr) = *self.steps.get(code)?;
+        let (df, dr) = *self.steps().nth(code)?;
         let f = u8::try_from(from.file() as i8 + df).ok()?;
         let r = u8::try_from(from.rank() as i8 + dr).ok()?;
         Square::from_coords(f, r)
@@ -253,52 +238,15 @@ impl Squares {
     }
 }
 
-/// Bits of a `games.moves` blob, from the lowest of each byte up.
-struct BitWriter {
-    out: Vec<u8>,
-    acc: u64,
-    filled: u32,
+/// Writes an index among `choices` in ⌈log₂ choices⌉ bits.
+fn put_index(w: &mut BitWriter, value: usize, choices: usize) {
+    w.put(value as u64, index_bits(choices));
 }
 
-impl BitWriter {
-    fn put(&mut self, value: usize, choices: usize) {
-        self.acc |= (value as u64) << self.filled;
-        self.filled += index_bits(choices);
-        while self.filled >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.filled -= 8;
-        }
-    }
-
-    fn finish(mut self) -> Vec<u8> {
-        if self.filled > 0 {
-            self.out.push(self.acc as u8);
-        }
-        self.out
-    }
-}
-
-struct BitReader<'a> {
-    bits: &'a [u8],
-    next: usize,
-    acc: u64,
-    filled: u32,
-}
-
-impl BitReader<'_> {
-    fn get(&mut self, choices: usize) -> Option<usize> {
-        let w = index_bits(choices);
-        while self.filled < w {
-            self.acc |= u64::from(*self.bits.get(self.next)?) << self.filled;
-            self.next += 1;
-            self.filled += 8;
-        }
-        let v = (self.acc & ((1u64 << w) - 1)) as usize;
-        self.acc >>= w;
-        self.filled -= w;
-        (v < choices).then_some(v)
-    }
+/// Reads what [`put_index`] wrote; `None` past the end or for an index out of range.
+fn get_index(r: &mut BitReader<'_>, choices: usize) -> Option<usize> {
+    let v = usize::try_from(r.get(index_bits(choices))?).ok()?;
+    (v < choices).then_some(v)
 }
 
 fn codes_blob(moves: &[Move]) -> Vec<u8> {
@@ -333,27 +281,24 @@ pub(super) fn pack_line(start: &AnyPosition, moves: &[Move]) -> Vec<u8> {
     if moves.len() > MAX_INDEXED {
         return codes_blob(moves);
     }
-    let mut head = vec![LINE_INDICES];
-    super::varint::put(&mut head, moves.len() as u64);
-    let mut w = BitWriter {
-        out: head,
-        acc: 0,
-        filled: 0,
-    };
+    let mut w = BitWriter::default();
     let mut sq = Squares::of(start);
     for &m in moves {
         let Some((piece, pieces, to, tos)) = sq.code(m) else {
             return codes_blob(moves);
         };
-        w.put(piece, pieces);
-        w.put(to, tos);
+        put_index(&mut w, piece, pieces);
+        put_index(&mut w, to, tos);
         if let (Some(f), Some(t)) = (m.from(), m.to()) {
             sq.play(f, t);
         } else {
             sq.second_to_move = !sq.second_to_move;
         }
     }
-    odd(w.finish())
+    let mut out = vec![LINE_INDICES];
+    super::varint::put(&mut out, moves.len() as u64);
+    out.extend(w.finish());
+    odd(out)
 }
 
 fn odd(mut blob: Vec<u8>) -> Vec<u8> {
@@ -377,17 +322,12 @@ pub(super) fn unpack_line(start: &AnyPosition, blob: &[u8]) -> Option<Vec<Move>>
             if plies > MAX_INDEXED {
                 return None;
             }
-            let mut bits = BitReader {
-                bits: &blob[1 + r.offset()..],
-                next: 0,
-                acc: 0,
-                filled: 0,
-            };
+            let mut bits = BitReader::new(&blob[1 + r.offset()..]);
             let mut moves = Vec::with_capacity(plies);
             let mut sq = Squares::of(start);
             for _ in 0..plies {
                 let pieces = sq.pieces();
-                let piece = bits.get(pieces)?;
+                let piece = get_index(&mut bits, pieces)?;
                 if sq.janggi && piece == pieces - 1 {
                     moves.push(Move::PASS);
                     sq.second_to_move = !sq.second_to_move;
@@ -399,7 +339,7 @@ pub(super) fn unpack_line(start: &AnyPosition, blob: &[u8]) -> Option<Vec<Move>>
                 }
                 let from = Square::new(own.trailing_zeros() as u8)?;
                 let reach = Reach::of(sq.janggi, sq.role[from.index()]?);
-                let to = reach.target(from, bits.get(reach.codes())?)?;
+                let to = reach.target(from, get_index(&mut bits, reach.codes())?)?;
                 moves.push(Move::new(from, to));
                 sq.play(from, to);
             }
