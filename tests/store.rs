@@ -991,3 +991,111 @@ mod shared {
         );
     }
 }
+
+/// A schema-11 file (moves as u16 codes, a UNIQUE index on the content hash; made by main at
+/// 4c414d2, the last build that wrote it, see `tests/data/migrate/README.md`) migrates on
+/// open: every game reads back with the moves the old file held (read here from its u16
+/// codes, not through the store), the moves are written as piece codes (an odd-length blob of
+/// format 2, about half the bytes), the hash index is gone, and every position answers as a
+/// fresh import of the same files does.
+#[test]
+fn a_schema_11_file_repacks_its_moves_and_drops_the_hash_index() {
+    use qipu::rules::Move;
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.db");
+    std::fs::copy(crate::common::fixture("migrate/schema11.db"), &old).unwrap();
+    let (before, old_bytes) = {
+        let conn = rusqlite::Connection::open(&old).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT id, moves FROM games ORDER BY id")
+            .unwrap();
+        let rows: Vec<(i64, Vec<Move>)> = stmt
+            .query_map([], |r| {
+                let blob: Vec<u8> = r.get(1)?;
+                assert_eq!(blob.len() % 2, 0);
+                let moves = blob
+                    .chunks_exact(2)
+                    .map(|c| Move::from_u16(u16::from_le_bytes([c[0], c[1]])).unwrap())
+                    .collect();
+                Ok((r.get(0)?, moves))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let bytes: i64 = conn
+            .query_row("SELECT sum(length(moves)) FROM games", [], |r| r.get(0))
+            .unwrap();
+        (rows, bytes)
+    };
+    assert!(before.len() > 80);
+    let migrated = Store::open(&old).unwrap();
+    let mut after = Vec::new();
+    for v in Variant::ALL {
+        for g in migrated.games(v) {
+            let g = g.unwrap();
+            after.push((g.id, g.moves));
+        }
+    }
+    after.sort_by_key(|g| g.0);
+    assert_eq!(after, before);
+    {
+        let conn = rusqlite::Connection::open(&old).unwrap();
+        let v: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        let (odd_format_2, bytes): (i64, i64) = conn
+            .query_row(
+                "SELECT sum(length(moves) % 2 = 1 AND substr(moves, 1, 1) = x'02'), \
+                 sum(length(moves)) FROM games",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!(odd_format_2, before.len() as i64);
+        assert!(bytes * 10 < old_bytes * 6, "{bytes} of {old_bytes}");
+        let indexes: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'games'")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(indexes, ["games_identity"]);
+    }
+    // The answers are a fresh import's.
+    let mut fresh = Store::open_in_memory().unwrap();
+    let games: Vec<_> = ["hu80.pgn", "a.pgn", "b.pgn"]
+        .iter()
+        .flat_map(|f| qipu::formats::read_path(&crate::common::fixture(&format!("migrate/{f}"))))
+        .collect();
+    qipu::pipeline::import(
+        &mut fresh,
+        games.into_iter(),
+        &qipu::pipeline::ImportOptions::default(),
+        |_| {},
+    )
+    .unwrap();
+    let mut rows = 0;
+    migrated
+        .for_each_position_move(|k, r| {
+            rows += 1;
+            assert!(fresh.lookup(k, 10)?.moves.contains(r), "{k}");
+            Ok(())
+        })
+        .unwrap();
+    let (sa, sb) = (migrated.stats().unwrap(), fresh.stats().unwrap());
+    assert!(rows > 1000);
+    assert_eq!(
+        (sa.games, sa.positions, sa.position_games, sa.position_moves),
+        (sb.games, sb.positions, sb.position_games, sb.position_moves)
+    );
+    for v in Variant::ALL {
+        let x: Vec<_> = migrated.games(v).map(|g| g.unwrap()).collect();
+        let y: Vec<_> = fresh.games(v).map(|g| g.unwrap()).collect();
+        assert_eq!(x.len(), y.len());
+        for (x, y) in x.iter().zip(&y) {
+            assert_eq!((&x.moves, &x.tags, x.result), (&y.moves, &y.tags, y.result));
+        }
+    }
+}

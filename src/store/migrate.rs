@@ -5,6 +5,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::{
     buckets::Buckets,
+    codec,
     model::{PositionKey, StoredGame},
     players::Players,
     sql,
@@ -91,6 +92,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: include_str!("../../schema/011_lists.sql"),
         // Every position of more than 1,000 games gets its full lists.
         then: Some(Store::rebuild_lists),
+    },
+    Migration {
+        name: "012_compact_games",
+        sql: include_str!("../../schema/012_compact_games.sql"),
+        // Every game's moves as legal-move indices.
+        then: Some(Store::repack_lines),
     },
 ];
 
@@ -209,6 +216,35 @@ impl Store {
                 .execute(rusqlite::params![rowid, buckets.encode()])?;
         }
         Ok(())
+    }
+
+    /// Rewrites every stored game's moves in the current `games.moves` format (a
+    /// migration's Rust step, in the caller's transaction; the moves read back the same).
+    fn repack_lines(&self) -> Result<(), StoreError> {
+        let mut after = i64::MIN;
+        loop {
+            let page: Vec<(i64, i64, Option<String>, Vec<u8>)> = self
+                .conn
+                .prepare_cached(sql::LINES_PAGE)?
+                .query_map([after], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })?
+                .collect::<Result<_, _>>()?;
+            let Some(last) = page.last() else {
+                return Ok(());
+            };
+            after = last.0;
+            let mut set = self.conn.prepare_cached(sql::SET_MOVES)?;
+            for (id, variant, fen, blob) in page {
+                let bad = || StoreError::Corrupt(format!("game {id}: bad moves"));
+                let variant = codec::variant_from_code(variant).ok_or_else(bad)?;
+                let moves = codec::stored_line(variant, fen.as_deref(), &blob).ok_or_else(bad)?;
+                set.execute(rusqlite::params![
+                    id,
+                    codec::stored_blob(variant, fen.as_deref(), &moves)
+                ])?;
+            }
+        }
     }
 
     /// The schema-6 step: the copies of each game merged into its richest one

@@ -279,13 +279,13 @@ impl Store {
                     };
                     let variant = super::codec::variant_from_code(variant)
                         .ok_or_else(|| StoreError::Corrupt(format!("game {g}: bad variant")))?;
-                    let moves = super::codec::unpack_moves(&blob)
-                        .ok_or_else(|| StoreError::Corrupt(format!("game {g}: bad moves")))?;
                     let start = match fen {
                         None => AnyPosition::new(variant),
                         Some(f) => AnyPosition::from_fen(variant, &f)
                             .map_err(|source| StoreError::StartPosition { game: g, source })?,
                     };
+                    let moves = super::codec::unpack_line(&start, &blob)
+                        .ok_or_else(|| StoreError::Corrupt(format!("game {g}: bad moves")))?;
                     if let Some(&(_, mv)) = distinct_positions(&start, &moves, max_ply)
                         .iter()
                         .find(|p| p.0 == key.0)

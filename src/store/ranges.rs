@@ -159,7 +159,7 @@ fn key_bits(delta: u64) -> usize {
 
 /// Bits appended from the lowest of each byte up.
 #[derive(Default)]
-struct BitWriter {
+pub(super) struct BitWriter {
     bytes: Vec<u8>,
     acc: u64,
     used: u32,
@@ -167,7 +167,7 @@ struct BitWriter {
 
 impl BitWriter {
     /// Appends the `n` (≤ 32) low bits of `v`.
-    fn put(&mut self, v: u64, n: u32) {
+    pub(super) fn put(&mut self, v: u64, n: u32) {
         self.acc |= (v & ((1u64 << n) - 1)) << self.used;
         self.used += n;
         while self.used >= 8 {
@@ -192,7 +192,7 @@ impl BitWriter {
         }
     }
 
-    fn finish(mut self) -> Vec<u8> {
+    pub(super) fn finish(mut self) -> Vec<u8> {
         if self.used > 0 {
             self.bytes.push(self.acc as u8);
         }
@@ -201,7 +201,7 @@ impl BitWriter {
 }
 
 /// Reads what [`BitWriter`] wrote.
-struct BitReader<'a> {
+pub(super) struct BitReader<'a> {
     bytes: &'a [u8],
     pos: usize,
     acc: u64,
@@ -209,7 +209,7 @@ struct BitReader<'a> {
 }
 
 impl<'a> BitReader<'a> {
-    fn new(bytes: &'a [u8]) -> BitReader<'a> {
+    pub(super) fn new(bytes: &'a [u8]) -> BitReader<'a> {
         BitReader {
             bytes,
             pos: 0,
@@ -219,7 +219,7 @@ impl<'a> BitReader<'a> {
     }
 
     /// The next `n` (≤ 32) bits.
-    fn get(&mut self, n: u32) -> Option<u64> {
+    pub(super) fn get(&mut self, n: u32) -> Option<u64> {
         while self.have < n {
             let &b = self.bytes.get(self.pos)?;
             self.pos += 1;

@@ -6,7 +6,7 @@ use rusqlite::{OptionalExtension, Row};
 
 use super::{
     buckets::{self, Source as BlobSource},
-    codec::{result_from_code, unpack_moves, variant_code, variant_from_code},
+    codec::{result_from_code, stored_line, variant_code, variant_from_code},
     filter::{calendar_month, year_of, BucketFilter, Matcher, PER_MONTH},
     game_facts::GameFacts,
     links::{decode_links, move_code, move_from_code, Link},
@@ -42,10 +42,10 @@ fn stored_game(row: &Row<'_>) -> rusqlite::Result<Result<StoredGame, StoreError>
         return Ok(Err(StoreError::Corrupt(format!("game {id}: bad variant"))));
     };
     let blob: Vec<u8> = row.get(19)?;
-    let Some(moves) = unpack_moves(&blob) else {
+    let start_fen: Option<String> = row.get(18)?;
+    let Some(moves) = stored_line(variant, start_fen.as_deref(), &blob) else {
         return Ok(Err(StoreError::Corrupt(format!("game {id}: bad moves"))));
     };
-    let start_fen: Option<String> = row.get(18)?;
     let result = result_from_code(row.get(12)?);
     Ok(Ok(StoredGame {
         id,

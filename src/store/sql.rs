@@ -162,6 +162,11 @@ pub(super) const DELETE_PLAYER: &str = "DELETE FROM players WHERE id = ?1";
 /// Records a game's identity, richness and content hash (schema-6 migration).
 pub(super) const SET_IDENTITY: &str =
     "UPDATE games SET identity = ?2, richness = ?3, hash = ?4, header_hash = ?5 WHERE id = ?1";
+/// A page of stored lines after an id (schema-12 migration): id, variant, start, moves.
+pub(super) const LINES_PAGE: &str = "SELECT id, variant, start_fen, moves FROM games \
+    WHERE id > ?1 ORDER BY id LIMIT 10000";
+/// Rewrites a game's moves blob (schema-12 migration).
+pub(super) const SET_MOVES: &str = "UPDATE games SET moves = ?2 WHERE id = ?1";
 /// Removes a game (a poorer copy, in the schema-6 migration, before the statistics are
 /// rebuilt).
 pub(super) const DELETE_GAME: &str = "DELETE FROM games WHERE id = ?1";

@@ -7,7 +7,7 @@ use rusqlite::{OptionalExtension, Transaction, TransactionBehavior};
 
 use super::{
     buckets::Buckets,
-    codec::{pack_moves, result_code, variant_code},
+    codec::{result_code, stored_blob, variant_code},
     copies::{self, Fate},
     game_facts::GameFacts,
     links::{decode_links, encode_links, move_code, Link},
@@ -162,7 +162,7 @@ impl Store {
                     t.second_formation,
                     r.start_fen,
                     r.moves.len() as i64,
-                    pack_moves(&r.moves),
+                    stored_blob(r.variant, r.start_fen.as_deref(), &r.moves),
                     t.time_control.map(|c| c.base_secs),
                     t.time_control.map(|c| c.increment_secs),
                     // The record's speed, else its clock's: what the statistics count.
