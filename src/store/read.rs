@@ -751,19 +751,30 @@ impl Store {
             return Ok(Vec::new());
         };
         let span = last.game.abs_diff(first.game).saturating_add(1);
-        if links.len() < THROUGH_SCAN_FROM || span > 8 * links.len() as u64 {
-            return links
-                .iter()
-                .map(|l| Ok((*l, self.game_facts(l.game)?)))
-                .collect();
-        }
-        let mut stmt = self.conn.prepare_cached(sql::GAME_FACTS_BETWEEN)?;
-        let mut rows = stmt.query_map([first.game, last.game], |r| {
+        let decode = |r: &Row<'_>| {
             Ok((
                 r.get::<_, i64>(0)?,
                 GameFacts::decode(r.get_ref(1)?.as_blob()?),
             ))
-        })?;
+        };
+        let mut stmt;
+        let mut rows = if span > 8 * links.len() as u64 {
+            // Scattered games: one statement looks them all up.
+            let mut ids = String::with_capacity(links.len() * 8 + 2);
+            ids.push('[');
+            for (i, l) in links.iter().enumerate() {
+                if i > 0 {
+                    ids.push(',');
+                }
+                ids.push_str(&l.game.to_string());
+            }
+            ids.push(']');
+            stmt = self.conn.prepare_cached(sql::GAME_FACTS_OF)?;
+            stmt.query_map([ids], decode)?
+        } else {
+            stmt = self.conn.prepare_cached(sql::GAME_FACTS_BETWEEN)?;
+            stmt.query_map([first.game, last.game], decode)?
+        };
         let mut out = Vec::with_capacity(links.len());
         for l in links {
             let facts = loop {
