@@ -670,6 +670,7 @@ fn check_explorer(store: &Store, min_moves: usize) {
     let mut checked_moves = 0;
     let mut transposed = 0;
     let mut big_checked = 0;
+    let mut mid_checked = 0;
     for variant in Variant::ALL {
         let start = Line::start(variant, EXPLORE_RULES);
         let mut lines = vec![start.clone()];
@@ -807,11 +808,12 @@ fn check_explorer(store: &Store, min_moves: usize) {
                 let ids: Vec<i64> = a.recent_games.iter().map(|g| g.id).collect();
                 let want: Vec<i64> = latest.iter().map(|x| x.1).take(q.top_games).collect();
                 assert_eq!(ids, want, "recent {f:?}");
-                // Positions of more than 1,000 games where fewer than `top_games` of the 100
+                // Positions of more than 100 games where fewer than `top_games` of the 100
                 // best or of the 100 latest pass (the summary's kept lists cannot tell):
-                // answered from their full lists.
+                // answered from their full lists (more than 1,000 games) or from their
+                // games' facts rows, reading only the winners (at most 1,000).
                 let all = everyone.get(&key).cloned().unwrap_or_default();
-                if all.len() > 1000 && through.len() > q.top_games {
+                if all.len() > qipu::store::TOP_KEPT && through.len() > q.top_games {
                     let kept_passing = |mut v: Vec<&Scanned>, latest: bool| {
                         if latest {
                             v.sort_by(|x, y| (&y.date, y.id).cmp(&(&x.date, x.id)));
@@ -821,10 +823,16 @@ fn check_explorer(store: &Store, min_moves: usize) {
                         v.truncate(qipu::store::TOP_KEPT);
                         v.iter().filter(|g| passing.contains(&g.id)).count()
                     };
+                    let big = all.len() > 1000;
                     if kept_passing(all.clone(), false) < q.top_games
                         || kept_passing(all, true) < q.top_games
                     {
-                        big_checked += 1;
+                        // More than 1,000 games: the full lists; fewer: the games' facts.
+                        *if big {
+                            &mut big_checked
+                        } else {
+                            &mut mid_checked
+                        } += 1;
                     }
                 }
                 for m in &a.moves {
@@ -888,6 +896,10 @@ fn check_explorer(store: &Store, min_moves: usize) {
     assert!(
         big_checked > 0,
         "no position of more than 1,000 games checked"
+    );
+    assert!(
+        mid_checked > 0,
+        "no position of 101 to 1,000 games whose kept lists a filter empties checked"
     );
     assert!(
         transposed > 0,

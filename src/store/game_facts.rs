@@ -16,6 +16,7 @@
 use super::{
     codec::{result_code, result_from_code},
     filter::{bucket, date_code, date_text, game_band, PER_MONTH},
+    model::top_score_of,
     varint::{self, Reader},
     StoreError,
 };
@@ -23,6 +24,9 @@ use crate::{
     formats::facts::{Mode, Speed, Termination},
     rules::Outcome,
 };
+
+/// The weight of the rating in a top score (`store::top_score`): below it, the date number.
+const RATING_UNIT: u64 = 100_000_000;
 
 /// What the buckets and a filtered count need of one game.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,6 +71,21 @@ impl GameFacts {
     /// The date as stored (`YYYY[-MM[-DD]]`), `None` for no date.
     pub(super) fn date(&self) -> Option<String> {
         date_text(self.month(), self.day)
+    }
+
+    /// An upper bound of the game's top score (`store::top_score`) from its facts alone: its
+    /// score with real names (the facts do not keep the names), and with the greatest date
+    /// number of its rating when its date has no month code (a stored date of another shape
+    /// counts by its digits). A game that passes a filter is read fully only if this bound
+    /// can still place it among the best.
+    pub(super) fn top_score_bound(&self) -> u64 {
+        let date = self.date();
+        let score = top_score_of(self.result.is_some(), true, self.ratings, date.as_deref());
+        if self.month() == 0 {
+            score + (RATING_UNIT - 1)
+        } else {
+            score
+        }
     }
 
     /// The blob stored in `game_facts.facts`.
@@ -142,5 +161,36 @@ mod tests {
         assert!(GameFacts::decode(&bad).is_err());
         assert!(GameFacts::decode(&g.encode()[..2]).is_err());
         assert!(GameFacts::decode(&[0, 0x80 | 1, 1, 0, 0, 0]).is_err());
+    }
+
+    #[test]
+    fn the_score_bound_is_the_score_with_real_names_and_never_below_it() {
+        let dates = [
+            None,
+            Some("2021"),
+            Some("2021-03"),
+            Some("2021-03-09"),
+            Some("2021/03/09"),
+            Some("9999-99-99"),
+        ];
+        for date in dates {
+            for result in [None, Some(Outcome::Draw)] {
+                for ratings in [[None, None], [Some(2450), None], [Some(120_000), Some(900)]] {
+                    let g = GameFacts::new(result, ratings, date, None, None, None);
+                    let real = top_score_of(result.is_some(), true, ratings, date);
+                    let fake = top_score_of(result.is_some(), false, ratings, date);
+                    let bound = g.top_score_bound();
+                    assert!(bound >= real && real > fake, "{date:?}");
+                    // A date of the stored shapes is bounded exactly.
+                    if g.month() > 0 || date.is_none() {
+                        assert!(bound == real || date.is_none(), "{date:?}");
+                    }
+                    // Never past the next rating's scores.
+                    assert!(
+                        bound < top_score_of(result.is_some(), true, ratings, None) + RATING_UNIT
+                    );
+                }
+            }
+        }
     }
 }

@@ -533,10 +533,12 @@ impl Store {
     /// position of at most [`LIST_MAX`](super::LIST_MAX) games gives every game that
     /// passes; a busier one the first `top` of its kept best games ([`TOP_KEPT`]) that pass
     /// when that many do or they are all its games, else the best `top` of its full lists
-    /// (`store::lists`, more than 1,000 games) or every game that passes (at most 1,000); the
-    /// latest games likewise. Exact under every filter. A busy position is read in its
-    /// summary, buckets and, when needed, the parts of its lists; only the listed games are
-    /// read.
+    /// (`store::lists`, more than 1,000 games) or of its games' facts rows (at most 1,000,
+    /// ranked by a bound of their score until the best are sure); the latest games
+    /// likewise. Exact under every filter. A busy position is read in its summary, buckets
+    /// and, when needed, the parts of its lists or its games' facts rows; only the listed
+    /// games' rows are read (and, with names that are not real, the few the bound cannot
+    /// place).
     ///
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is corrupt.
@@ -631,18 +633,28 @@ impl Store {
             self.listed(key, matcher, top, (!best_ok, !recent_ok))?
         };
         let Some((listed_best, listed_recent)) = listed else {
-            if !(best_ok && recent_ok) {
-                // A position of at most `LISTS_FROM` games, or a big one without lists (it
-                // cannot be after schema 11): its games.
-                return self.filtered_from_games(key, matcher, top);
-            }
-            return Ok((
-                kept_best.into_iter().map(read).collect::<Result<_, _>>()?,
+            // A position of at most `LISTS_FROM` games, or a big one without lists (it
+            // cannot be after schema 11): what the kept lists do not answer, its games'
+            // facts do.
+            let (facts_best, facts_recent) = if best_ok && recent_ok {
+                (Vec::new(), Vec::new())
+            } else {
+                self.lists_from_facts(key, matcher, top, (!best_ok, !recent_ok))?
+            };
+            let best = if best_ok {
+                kept_best.into_iter().map(read).collect::<Result<_, _>>()?
+            } else {
+                facts_best
+            };
+            let recent = if recent_ok {
                 kept_recent
                     .into_iter()
                     .map(read)
-                    .collect::<Result<_, _>>()?,
-            ));
+                    .collect::<Result<_, _>>()?
+            } else {
+                facts_recent
+            };
+            return Ok((best, recent));
         };
         let of = |it: &Item| {
             read(&Link {
@@ -666,24 +678,112 @@ impl Store {
         Ok((best, recent))
     }
 
-    /// A busy position's candidates for the best games (every game that passes) and its
-    /// latest `top`, from all its games.
-    fn filtered_from_games(
+    /// A busy position's best and latest `top` games that pass `matcher` (each list only if
+    /// `want` asks for it), from the facts rows of all its games: the latest are ranked by
+    /// their facts alone, the best by an upper bound of their score
+    /// ([`GameFacts::top_score_bound`]), read fully best bound first until no game left can
+    /// beat the `top`-th. Only the games listed (and a few the bound cannot tell apart)
+    /// have their rows read.
+    fn lists_from_facts(
         &self,
         key: PositionKey,
         matcher: &Matcher,
         top: usize,
+        want: (bool, bool),
     ) -> Result<(Vec<GameThrough>, Vec<GameThrough>), StoreError> {
-        let row = self.busy_row(key)?;
-        let games: Vec<Through> = self
-            .throughs(&row.links)?
+        let links = self.busy_row_links(key)?;
+        let passing: Vec<(Link, GameFacts)> = self
+            .facts_of(&links)?
             .into_iter()
-            .filter(|t| matcher.passes(t.facts().game_facts().bucket))
+            .filter(|(_, g)| matcher.passes(g.bucket))
             .collect();
-        Ok((
-            games.iter().map(|t| t.game.clone()).collect(),
-            recent_games(games, top),
-        ))
+        let read =
+            |l: &Link| -> Result<GameThrough, StoreError> { Ok(self.through(l.game, l.mv)?.game) };
+        let best = if want.0 {
+            let mut bounded: Vec<(std::cmp::Reverse<u64>, i64, u16)> = passing
+                .iter()
+                .map(|(l, g)| (std::cmp::Reverse(g.top_score_bound()), l.game, l.mv))
+                .collect();
+            bounded.sort_unstable();
+            let mut held: Vec<GameThrough> = Vec::new();
+            for &(bound, game, mv) in &bounded {
+                // Every game from here on ranks at or below its bound, so below the
+                // `top`-th held one once that is better than this bound.
+                if top > 0 && held.len() >= top && held[top - 1].top_key() < (bound, game) {
+                    break;
+                }
+                held.push(read(&Link { game, mv })?);
+                held.sort_by_cached_key(GameThrough::top_key);
+                held.truncate(top);
+            }
+            held
+        } else {
+            Vec::new()
+        };
+        let recent = if want.1 {
+            let mut keyed: Vec<((u32, u8, i64), Link)> = passing
+                .iter()
+                .map(|(l, g)| ((g.month(), g.day, l.game), *l))
+                .collect();
+            keyed.sort_unstable_by_key(|k| std::cmp::Reverse(k.0));
+            keyed.truncate(top);
+            keyed
+                .iter()
+                .map(|(_, l)| read(l))
+                .collect::<Result<_, _>>()?
+        } else {
+            Vec::new()
+        };
+        Ok((best, recent))
+    }
+
+    /// The facts rows of some links' games (sorted by id), like [`Store::throughs`]: many
+    /// links close together are read with one scan of their id range.
+    fn facts_of(&self, links: &[Link]) -> Result<Vec<(Link, GameFacts)>, StoreError> {
+        let (Some(first), Some(last)) = (links.first(), links.last()) else {
+            return Ok(Vec::new());
+        };
+        let span = last.game.abs_diff(first.game).saturating_add(1);
+        let decode = |r: &Row<'_>| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                GameFacts::decode(r.get_ref(1)?.as_blob()?),
+            ))
+        };
+        let mut stmt;
+        let mut rows = if span > 8 * links.len() as u64 {
+            // Scattered games: one statement looks them all up.
+            let mut ids = String::with_capacity(links.len() * 8 + 2);
+            ids.push('[');
+            for (i, l) in links.iter().enumerate() {
+                if i > 0 {
+                    ids.push(',');
+                }
+                ids.push_str(&l.game.to_string());
+            }
+            ids.push(']');
+            stmt = self.conn.prepare_cached(sql::GAME_FACTS_OF)?;
+            stmt.query_map([ids], decode)?
+        } else {
+            stmt = self.conn.prepare_cached(sql::GAME_FACTS_BETWEEN)?;
+            stmt.query_map([first.game, last.game], decode)?
+        };
+        let mut out = Vec::with_capacity(links.len());
+        for l in links {
+            let facts = loop {
+                match rows.next().transpose()? {
+                    Some((id, facts)) if id == l.game => break facts,
+                    Some((id, _)) if id < l.game => continue,
+                    _ => return Err(not_stored(l.game)),
+                }
+            };
+            let facts = facts.map_err(|e| match e {
+                StoreError::Corrupt(m) => StoreError::Corrupt(format!("game {}: {m}", l.game)),
+                other => other,
+            })?;
+            out.push((*l, facts));
+        }
+        Ok(out)
     }
 
     /// How many games went through a position (by key) that pass `filter`: a quiet position's

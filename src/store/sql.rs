@@ -63,6 +63,13 @@ pub(super) const GAME_LINE: &str = "SELECT variant, start_fen, moves FROM games 
 
 /// A game's facts (see `game_facts`).
 pub(super) const GAME_FACTS: &str = "SELECT facts FROM game_facts WHERE id = ?1";
+/// The facts of the games in an id range, by id.
+pub(super) const GAME_FACTS_BETWEEN: &str =
+    "SELECT id, facts FROM game_facts WHERE id BETWEEN ?1 AND ?2 ORDER BY id";
+/// The facts of some games, by id: `?1` is a JSON array of their ids (one statement instead
+/// of a lookup each).
+pub(super) const GAME_FACTS_OF: &str =
+    "SELECT id, facts FROM game_facts WHERE id IN (SELECT value FROM json_each(?1)) ORDER BY id";
 /// Stores a game's facts.
 pub(super) const INSERT_GAME_FACTS: &str =
     "INSERT OR REPLACE INTO game_facts (id, facts) VALUES (?1, ?2)";
