@@ -1099,3 +1099,24 @@ fn a_schema_11_file_repacks_its_moves_and_drops_the_hash_index() {
         }
     }
 }
+
+/// `has_games` keeps its answer only while the database is unchanged: a game written through
+/// the same handle, or committed by another one, is seen at the next call.
+#[test]
+fn has_games_sees_writes_of_this_handle_and_of_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.db");
+    let mut writer = Store::open(&path).unwrap();
+    writer.fix_max_ply(40).unwrap();
+    let reader = Store::open_read_only(&path).unwrap();
+    assert!(!writer.has_games(Variant::Xiangqi).unwrap());
+    assert!(!reader.has_games(Variant::Xiangqi).unwrap());
+    writer.write_batch(&[game("h2e2 h9g7")]).unwrap();
+    assert!(writer.has_games(Variant::Xiangqi).unwrap(), "own write");
+    assert!(
+        reader.has_games(Variant::Xiangqi).unwrap(),
+        "another handle's commit"
+    );
+    assert!(!writer.has_games(Variant::Janggi).unwrap());
+    assert!(!reader.has_games(Variant::Janggi).unwrap());
+}
