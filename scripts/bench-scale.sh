@@ -26,7 +26,7 @@ cargo bench --no-run --quiet --bench scale 2>/dev/null
 SCALE=$(ls -t target/release/deps/scale-* | grep -v '\.d$' | head -1)
 pgn=$dir/synthetic-$N-$SEED.pgn
 if [ ! -s "$pgn" ]; then "$SCALE" pgn "$N" "$SEED" "$pgn"; fi
-pgn_bytes=$(stat -c %s "$pgn")
+pgn_bytes=$(stat -L -c %s "$pgn")
 echo "corpus: $N games, $pgn_bytes bytes of PGN ($pgn)"
 
 db=$dir/import-$N.db
