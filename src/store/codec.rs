@@ -66,15 +66,16 @@ pub(super) fn unpack_moves(blob: &[u8]) -> Option<Vec<Move>> {
         .collect()
 }
 
-/// The `games.moves` format byte of a line of legal-move indices (see [`pack_line`]).
-const LINE_INDICES: u8 = 2;
-/// The `games.moves` format byte of a line of u16 codes, for a line the indices cannot
-/// write (a move that is not legal in its position under the variant's default rules).
+/// The `games.moves` format byte of a line of piece codes: each move as the moving piece's
+/// index and its destination by the piece's role (see [`pack_line`]).
+const LINE_PIECE_CODES: u8 = 2;
+/// The `games.moves` format byte of a line of u16 codes, for a line with a move the piece
+/// codes cannot write (no own piece on its from-square, or a step its piece does not take).
 const LINE_CODES: u8 = 1;
 
-/// The longest line written as indices (a move can take few bits, so a corrupt count is
+/// The longest line written as piece codes (a move can take few bits, so a corrupt count is
 /// bounded by this, not by the blob's length).
-const MAX_INDEXED: usize = 1 << 16;
+const MAX_CODED: usize = 1 << 16;
 
 /// Bits an index among `n` choices takes: 0 for one choice, else ⌈log₂ n⌉.
 fn index_bits(n: usize) -> u32 {
@@ -278,7 +279,7 @@ fn codes_blob(moves: &[Move]) -> Vec<u8> {
 /// one): a blob of even length is the u16 list of schemas 1–11 ([`pack_moves`]), which
 /// [`unpack_line`] reads too.
 pub(super) fn pack_line(start: &AnyPosition, moves: &[Move]) -> Vec<u8> {
-    if moves.len() > MAX_INDEXED {
+    if moves.len() > MAX_CODED {
         return codes_blob(moves);
     }
     let mut w = BitWriter::default();
@@ -295,10 +296,22 @@ pub(super) fn pack_line(start: &AnyPosition, moves: &[Move]) -> Vec<u8> {
             sq.second_to_move = !sq.second_to_move;
         }
     }
-    let mut out = vec![LINE_INDICES];
+    let mut out = vec![LINE_PIECE_CODES];
     super::varint::put(&mut out, moves.len() as u64);
     out.extend(w.finish());
     odd(out)
+}
+
+/// The square index of the `n`-th (from 0) set bit of `bits`, lowest first; `None` if it
+/// has `n` or fewer set bits.
+fn nth_set_bit(mut bits: u128, n: usize) -> Option<u8> {
+    for _ in 0..n {
+        if bits == 0 {
+            return None;
+        }
+        bits &= bits - 1;
+    }
+    (bits != 0).then(|| bits.trailing_zeros() as u8)
 }
 
 fn odd(mut blob: Vec<u8>) -> Vec<u8> {
@@ -316,10 +329,10 @@ pub(super) fn unpack_line(start: &AnyPosition, blob: &[u8]) -> Option<Vec<Move>>
     }
     match blob[0] {
         LINE_CODES => unpack_moves(&blob[1..]),
-        LINE_INDICES => {
+        LINE_PIECE_CODES => {
             let mut r = super::varint::Reader::new(&blob[1..], "moves");
             let plies: usize = r.int().ok()?;
-            if plies > MAX_INDEXED {
+            if plies > MAX_CODED {
                 return None;
             }
             let mut bits = BitReader::new(&blob[1 + r.offset()..]);
@@ -333,11 +346,7 @@ pub(super) fn unpack_line(start: &AnyPosition, blob: &[u8]) -> Option<Vec<Move>>
                     sq.second_to_move = !sq.second_to_move;
                     continue;
                 }
-                let mut own = sq.own();
-                for _ in 0..piece {
-                    own &= own - 1;
-                }
-                let from = Square::new(own.trailing_zeros() as u8)?;
+                let from = Square::new(nth_set_bit(sq.own(), piece)?)?;
                 let reach = Reach::of(sq.janggi, sq.role[from.index()]?);
                 let to = reach.target(from, get_index(&mut bits, reach.codes())?)?;
                 moves.push(Move::new(from, to));
@@ -356,11 +365,7 @@ pub(super) fn stored_blob(variant: Variant, fen: Option<&str>, moves: &[Move]) -
         None => AnyPosition::new(variant),
         Some(f) => match AnyPosition::from_fen(variant, f) {
             Ok(p) => p,
-            Err(_) => {
-                let mut out = vec![LINE_CODES];
-                out.extend(pack_moves(moves));
-                return odd(out);
-            }
+            Err(_) => return codes_blob(moves),
         },
     };
     pack_line(&start, moves)
@@ -489,7 +494,7 @@ mod tests {
             for seed in 0..50 {
                 let line = random_line(variant, seed, 120);
                 let blob = stored_blob(variant, None, &line);
-                assert_eq!(blob[0], LINE_INDICES);
+                assert_eq!(blob[0], LINE_PIECE_CODES);
                 assert_eq!(blob.len() % 2, 1);
                 assert_eq!(stored_line(variant, None, &blob), Some(line.clone()));
                 bytes += blob.len();
@@ -526,12 +531,12 @@ mod tests {
             stored_line(Variant::Xiangqi, None, &pack_moves(&line)),
             Some(line.clone())
         );
-        // A custom start: the indices count from it.
+        // A custom start: the piece codes count from it.
         let fen = "4k4/9/9/9/9/9/9/9/4A4/3AK4 w";
         let start = AnyPosition::from_fen(Variant::Xiangqi, fen).unwrap();
         let m = start.legal_moves().as_slice()[0];
         let blob = stored_blob(Variant::Xiangqi, Some(fen), &[m]);
-        assert_eq!(blob[0], LINE_INDICES);
+        assert_eq!(blob[0], LINE_PIECE_CODES);
         assert_eq!(
             stored_line(Variant::Xiangqi, Some(fen), &blob),
             Some(vec![m])
@@ -539,13 +544,50 @@ mod tests {
         // Garbage is refused, not misread.
         assert_eq!(stored_line(Variant::Xiangqi, None, &[7]), None);
         assert_eq!(
-            stored_line(Variant::Xiangqi, None, &[LINE_INDICES, 9, 0]),
+            stored_line(Variant::Xiangqi, None, &[LINE_PIECE_CODES, 9, 0]),
             None
         );
         assert_eq!(
-            stored_line(Variant::Xiangqi, None, &[LINE_INDICES, 0xff]),
+            stored_line(Variant::Xiangqi, None, &[LINE_PIECE_CODES, 0xff]),
             None
         );
+    }
+
+    #[test]
+    fn nth_set_bit_counts_from_the_lowest_and_stops_at_the_last() {
+        let bits: u128 = 0b1011_0100 | 1 << 89;
+        assert_eq!(nth_set_bit(bits, 0), Some(2));
+        assert_eq!(nth_set_bit(bits, 1), Some(4));
+        assert_eq!(nth_set_bit(bits, 3), Some(7));
+        assert_eq!(nth_set_bit(bits, 4), Some(89));
+        assert_eq!(nth_set_bit(bits, 5), None);
+        assert_eq!(nth_set_bit(0, 0), None);
+    }
+
+    /// Random bytes after the piece-codes format byte never panic the reader (a debug build
+    /// checks every subtraction) and never read more plies than the blob announces.
+    #[test]
+    fn random_piece_code_blobs_are_read_or_refused_without_panic() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for variant in [Variant::Xiangqi, Variant::Janggi] {
+            for _ in 0..20_000 {
+                let len = 1 + 2 * (next() % 24) as usize;
+                let mut blob: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+                blob[0] = LINE_PIECE_CODES;
+                if let Some(moves) = stored_line(variant, None, &blob) {
+                    let plies = super::super::varint::Reader::new(&blob[1..], "moves")
+                        .int::<usize>()
+                        .unwrap();
+                    assert_eq!(moves.len(), plies);
+                }
+            }
+        }
     }
 
     #[test]
