@@ -3,7 +3,7 @@
 
 use qipu::{
     formats::{Game, MoveNode, Source},
-    rules::Variant,
+    rules::{AnyPosition, Variant},
     store::{GameRecord, PositionKey, Store, StoreError, SCHEMA_VERSION},
 };
 
@@ -1055,13 +1055,16 @@ fn a_schema_11_file_repacks_its_moves_and_drops_the_hash_index() {
         assert_eq!(odd_format_2, before.len() as i64);
         assert!(bytes * 10 < old_bytes * 6, "{bytes} of {old_bytes}");
         let indexes: Vec<String> = conn
-            .prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'games'")
+            .prepare(
+                "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'games' \
+                 ORDER BY name",
+            )
             .unwrap()
             .query_map([], |r| r.get(0))
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert_eq!(indexes, ["games_identity"]);
+        assert_eq!(indexes, ["games_fen_starts", "games_identity"]);
     }
     // The answers are a fresh import's.
     let mut fresh = Store::open_in_memory().unwrap();
@@ -1119,4 +1122,42 @@ fn has_games_sees_writes_of_this_handle_and_of_another() {
     );
     assert!(!writer.has_games(Variant::Janggi).unwrap());
     assert!(!reader.has_games(Variant::Janggi).unwrap());
+}
+
+/// A game from a FEN start does not go through the variant's start position: `has_games`
+/// still sees it (the partial index of schema 13), and only for its own variant.
+#[test]
+fn has_games_sees_a_game_that_starts_from_a_fen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.db");
+    let mut store = Store::open(&path).unwrap();
+    store.fix_max_ply(40).unwrap();
+    let mut g = Game::new(Variant::Xiangqi, Source::default());
+    g.start_fen =
+        Some("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1".into());
+    g.moves = "h9g7 h2e2".split_whitespace().map(MoveNode::new).collect();
+    store
+        .write_batch(&[GameRecord::from_game(&g, 40).unwrap()])
+        .unwrap();
+    let start = PositionKey(AnyPosition::new(Variant::Xiangqi).key());
+    assert!(
+        store.position(start).unwrap().is_empty(),
+        "not through the start"
+    );
+    assert!(store.has_games(Variant::Xiangqi).unwrap());
+    assert!(!store.has_games(Variant::Janggi).unwrap());
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let plans: Vec<String> = conn
+        .prepare(
+            "EXPLAIN QUERY PLAN SELECT 1 FROM games WHERE variant = 0 AND start_fen IS NOT NULL",
+        )
+        .unwrap()
+        .query_map([], |r| r.get(3))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(
+        plans.iter().any(|p| p.contains("games_fen_starts")),
+        "the partial index answers it: {plans:?}"
+    );
 }

@@ -96,8 +96,13 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     Migration {
         name: "012_compact_games",
         sql: include_str!("../../schema/012_compact_games.sql"),
-        // Every game's moves as legal-move indices.
+        // Every game's moves as piece codes.
         then: Some(Store::repack_lines),
+    },
+    Migration {
+        name: "013_fen_starts",
+        sql: include_str!("../../schema/013_fen_starts.sql"),
+        then: None,
     },
 ];
 

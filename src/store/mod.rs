@@ -169,17 +169,6 @@ pub struct Store {
     conn: Connection,
     /// The `sources` table by path, read at the first batch an import writes.
     sources: Option<HashMap<String, i64>>,
-    /// What [`Store::has_games`] found per variant, and the database version it is true of.
-    variants_seen: std::cell::Cell<VariantsSeen>,
-}
-
-/// [`Store::has_games`]' answers per variant code, valid while the database is unchanged: the
-/// version is SQLite's `data_version` (commits of other connections) and this connection's
-/// `total_changes` (its own).
-#[derive(Clone, Copy, Debug, Default)]
-struct VariantsSeen {
-    version: Option<(i64, u64)>,
-    has: [Option<bool>; 2],
 }
 
 impl Store {
@@ -187,7 +176,6 @@ impl Store {
         Store {
             conn,
             sources: None,
-            variants_seen: std::cell::Cell::new(VariantsSeen::default()),
         }
     }
 

@@ -25,7 +25,7 @@ use crate::{
         facts::{Mode, Speed, Termination, TimeControl},
         Source, Tags,
     },
-    rules::{Move, Variant},
+    rules::{AnyPosition, Move, Variant},
 };
 
 fn count(v: i64) -> u64 {
@@ -987,34 +987,19 @@ impl Store {
         }
     }
 
-    /// Whether any game of `variant` is stored. The games table is read until one is found
-    /// (to its end when there is none); the answer is kept by this `Store` until the database
-    /// changes (a commit of this connection or of another).
+    /// Whether any game of `variant` is stored: a game from the standard start went through
+    /// that start (every stored game's ply 0 is indexed), any other starts from a FEN (the
+    /// partial index `games_fen_starts`). Two lookups, whatever the database's size.
     ///
     /// # Errors
-    /// [`StoreError`] if SQLite fails.
+    /// [`StoreError`] if SQLite fails or the start's range row is damaged.
     pub fn has_games(&self, variant: Variant) -> Result<bool, StoreError> {
-        // Without an index on the variant, a database of the other variant only is read to
-        // its end (140 ms at 1M games): the answer is kept until the database changes.
-        let version: i64 = self.conn.query_row(sql::DATA_VERSION, [], |r| r.get(0))?;
-        let version = Some((version, self.conn.total_changes()));
-        let mut seen = self.variants_seen.get();
-        if seen.version != version {
-            seen = super::VariantsSeen {
-                version,
-                has: [None; 2],
-            };
+        let start = PositionKey(AnyPosition::new(variant).key());
+        if self.entry(start)?.is_some() {
+            return Ok(true);
         }
-        let code = variant_code(variant);
-        let slot = usize::from(code != 0);
-        if let Some(has) = seen.has[slot] {
-            return Ok(has);
-        }
-        let mut stmt = self.conn.prepare_cached(sql::ANY_GAME_OF)?;
-        let has: bool = stmt.query_row([code], |r| r.get(0))?;
-        seen.has[slot] = Some(has);
-        self.variants_seen.set(seen);
-        Ok(has)
+        let mut stmt = self.conn.prepare_cached(sql::ANY_FEN_GAME_OF)?;
+        Ok(stmt.query_row([variant_code(variant)], |r| r.get(0))?)
     }
 
     fn games_page(&self, variant: Variant, after: i64) -> Result<Vec<StoredGame>, StoreError> {

@@ -111,10 +111,9 @@ pub(super) const GAMES_PAGE: &str = "SELECT g.id, g.variant, s.path, g.source_in
     g.ecco, g.opening, g.variation, g.first_formation, g.second_formation, g.start_fen, g.moves, \
     g.time_base, g.time_increment, g.speed, g.mode, g.termination FROM games g LEFT JOIN sources s ON s.id = g.source WHERE g.variant = ?1 AND g.id > ?2 \
     ORDER BY g.id LIMIT 1000";
-/// SQLite's counter of other connections' commits (`PRAGMA data_version`).
-pub(super) const DATA_VERSION: &str = "PRAGMA data_version";
-/// Whether any game of a variant is stored.
-pub(super) const ANY_GAME_OF: &str = "SELECT EXISTS (SELECT 1 FROM games WHERE variant = ?1)";
+/// Whether a game of a variant starts from a FEN (the partial index `games_fen_starts`).
+pub(super) const ANY_FEN_GAME_OF: &str =
+    "SELECT EXISTS (SELECT 1 FROM games WHERE variant = ?1 AND start_fen IS NOT NULL)";
 /// Games of a variant.
 pub(super) const COUNT_GAMES: &str = "SELECT count(*) FROM games WHERE variant = ?1";
 /// The file's size in bytes.
