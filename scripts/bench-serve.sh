@@ -150,6 +150,14 @@ if [ -n "$filter" ]; then
   code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port$(head -1 "$paths")")
   [ "$code" = 200 ] || { echo "--filter '$filter': the server answers $code" >&2; exit 2; }
 fi
+# Under real-time scheduling (`chrt -r`), the kernel's RT throttling stops the real-time tasks
+# of a CPU for the rest of each sched_rt_period_us once they used sched_rt_runtime_us of it
+# (by default 50 ms of every second): a run that keeps both CPUs busy gets those stalls in its
+# p99 whatever the server costs. Say so beside the figures.
+rt_runtime=$(cat /proc/sys/kernel/sched_rt_runtime_us 2>/dev/null || echo -1)
+if [ "$rt_runtime" != -1 ] && chrt -p $$ 2>/dev/null | grep -qE 'SCHED_(RR|FIFO)'; then
+  echo "note: real-time scheduling with RT throttling on (sched_rt_runtime_us=$rt_runtime of $(cat /proc/sys/kernel/sched_rt_period_us)): a saturated run's p99 includes stalls of ~$(( ($(cat /proc/sys/kernel/sched_rt_period_us) - rt_runtime) / 1000 )) ms a second" >&2
+fi
 count=$(wc -l <"$paths")
 echo "$count distinct positions ($endpoint), $connections connections, $workers server threads, cache ${cache_mb} MiB, $duration, import: $with_import, slow clients: $slow, filter: ${filter:-none}" >&2
 

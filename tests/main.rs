@@ -15,6 +15,7 @@ mod notation;
 mod openings;
 mod pipeline;
 mod rules;
+mod serve_reads;
 mod sources;
 mod spark;
 mod store;

@@ -606,14 +606,20 @@ fn attach_moves(store: &Store, q: &Query, answer: &mut Answer) -> Result<(), Err
         if child.play(line.mv).is_err() {
             continue;
         }
-        let only_these = match played.get(&line.mv) {
-            Some(&all) => games_at(store, child.key(), &Filter::default())? == all,
-            None => false,
-        };
-        let mut n = if only_these {
-            line.counts.games
-        } else {
-            games_at(store, child.key(), &q.filter)?
+        let mut n = match played.get(&line.mv) {
+            // One look at the position it leads to: its count kept in the row, and only
+            // when that is not the move's, its filtered count.
+            Some(&all) if q.filter.player.is_none() && q.filter.event.is_none() => store
+                .games_after(
+                    PositionKey(child.key()),
+                    &bucket_filter(&q.filter),
+                    all,
+                    line.counts.games,
+                )?,
+            Some(&all) if games_at(store, child.key(), &Filter::default())? == all => {
+                line.counts.games
+            }
+            _ => games_at(store, child.key(), &q.filter)?,
         };
         if q.mirror {
             if let Some(k) = mirror_key(&child)? {
@@ -653,10 +659,17 @@ fn attach_evals(store: &Store, pos: &AnyPosition, answer: &mut Answer) -> Result
 /// Answers a query from the store: the position's totals, its moves (most played first),
 /// the opening name and the top games.
 ///
+/// Everything is read in one snapshot of the database ([`Store::snapshot`]).
+///
 /// # Errors
 /// [`Error::Query`] if the mirrored position cannot be built, [`Error::Store`] if the
 /// database fails.
 pub fn explore(store: &Store, q: &Query) -> Result<Answer, Error> {
+    store.snapshot(|| explore_in(store, q))
+}
+
+/// [`explore`], inside its read transaction.
+fn explore_in(store: &Store, q: &Query) -> Result<Answer, Error> {
     let pos = &q.line.position;
     let mut keys = vec![(pos.key(), false)];
     if q.mirror {

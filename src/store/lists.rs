@@ -320,39 +320,30 @@ pub(super) fn decode(mut bytes: &[u8]) -> Result<Vec<Item>, StoreError> {
     Ok(out)
 }
 
-/// The best `n` games that pass `matcher`, best first: the cells are taken by their best
-/// game, and once `n` games are held, a cell whose best ranks below the `n`-th is not read.
-pub(super) fn best<S: Source>(
-    src: &mut S,
-    matcher: &Matcher,
-    n: usize,
-) -> Result<Vec<Item>, StoreError> {
-    let mut head = read_head(src, |b| matcher.passes(b))?;
+/// The best `n` games of the cells of `head` (read with the filter's cells), best first:
+/// the cells are taken by their best game, and once `n` games are held, a cell whose best
+/// ranks below the `n`-th is not read.
+fn best<S: Source>(src: &mut S, head: &Head, n: usize) -> Result<Vec<Item>, StoreError> {
     if n == 0 {
         return Ok(Vec::new());
     }
-    let mut cells = std::mem::take(&mut head.cells);
+    let mut cells: Vec<&Cell> = head.cells.iter().collect();
     cells.sort_by_key(|c| std::cmp::Reverse(c.head_score));
     let mut held: Vec<Item> = Vec::new();
-    for cell in &cells {
+    for cell in cells {
         if held.len() >= n && held[n - 1].score > cell.head_score {
             break;
         }
-        held.extend(read_cell(src, &head, cell)?);
+        held.extend(read_cell(src, head, cell)?);
         held.sort_by_key(Item::best_key);
         held.truncate(n);
     }
     Ok(held)
 }
 
-/// The latest `n` games that pass `matcher`, latest first: month by month from the latest,
-/// until `n` are held.
-pub(super) fn latest<S: Source>(
-    src: &mut S,
-    matcher: &Matcher,
-    n: usize,
-) -> Result<Vec<Item>, StoreError> {
-    let head = read_head(src, |b| matcher.passes(b))?;
+/// The latest `n` games of the cells of `head`, latest first: month by month from the
+/// latest, until `n` are held.
+fn latest<S: Source>(src: &mut S, head: &Head, n: usize) -> Result<Vec<Item>, StoreError> {
     let mut held: Vec<Item> = Vec::new();
     let months: Vec<&[Cell]> = head
         .cells
@@ -364,7 +355,7 @@ pub(super) fn latest<S: Source>(
         }
         let mut games = Vec::new();
         for cell in month {
-            games.extend(read_cell(src, &head, cell)?);
+            games.extend(read_cell(src, head, cell)?);
         }
         games.sort_by_key(Item::recent_key);
         held.extend(games);
@@ -395,13 +386,15 @@ impl Store {
             return Ok(None);
         };
         let at = |e| at_position(key, e);
+        // The head is read once for both lists.
+        let head = read_head(&mut row, |b| matcher.passes(b)).map_err(at)?;
         let best = if want.0 {
-            best(&mut row, matcher, n).map_err(at)?
+            best(&mut row, &head, n).map_err(at)?
         } else {
             Vec::new()
         };
         let latest = if want.1 {
-            latest(&mut row, matcher, n).map_err(at)?
+            latest(&mut row, &head, n).map_err(at)?
         } else {
             Vec::new()
         };

@@ -330,10 +330,19 @@ impl Store {
     /// A busy position's summary alone (its links, three bytes a game, and its buckets are
     /// not read).
     fn busy_summary(&self, key: PositionKey) -> Result<Summary, StoreError> {
+        self.read_summary(key, Summary::decode)
+    }
+
+    /// `read` of a busy position's summary blob, read in place.
+    fn read_summary<T>(
+        &self,
+        key: PositionKey,
+        read: impl Fn(&[u8]) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         let mut stmt = self.conn.prepare_cached(sql::BUSY_SUMMARY)?;
         let s = stmt
             .query_row([key.to_rowid()], |r| {
-                Ok(r.get_ref(0)?.as_blob_or_null()?.map(Summary::decode))
+                Ok(r.get_ref(0)?.as_blob_or_null()?.map(&read))
             })
             .optional()?
             .flatten();
@@ -793,36 +802,94 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails or a row is corrupt.
     pub fn games_at(&self, key: PositionKey, filter: &BucketFilter) -> Result<u64, StoreError> {
-        let matcher = (!filter.is_empty()).then(|| filter.matcher());
-        match (self.entry(key)?, matcher) {
-            (None, _) => Ok(0),
-            (Some(Entry::Quiet(links)), None) => Ok(links.len() as u64),
-            (Some(Entry::Quiet(links)), Some(m)) => {
+        self.count_at(key, filter, None)
+    }
+
+    /// [`Store::games_at`] of the position a move leads to, knowing that every one of the
+    /// move's `played` games goes through it and that `passing` of them pass `filter`: when
+    /// the position holds exactly `played` games (the count kept in its row), they are the
+    /// move's, and the answer is `passing` without a walk of its buckets or its games'
+    /// facts. One look at the position either way.
+    ///
+    /// ```
+    /// use qipu::formats::{Game, MoveNode, Source};
+    /// use qipu::rules::{AnyPosition, Variant};
+    /// use qipu::store::{BucketFilter, GameRecord, PositionKey, Store};
+    /// let mut store = Store::open_in_memory()?;
+    /// let records: Vec<GameRecord> = [("h2e2", "2019-05"), ("h2e2", "2021-01")]
+    ///     .iter()
+    ///     .enumerate()
+    ///     .map(|(i, (line, date))| {
+    ///         let mut g = Game::new(Variant::Xiangqi, Source { file: "x".into(), index: i });
+    ///         g.moves = vec![MoveNode::new(*line)];
+    ///         g.tags.date = Some(date.to_string());
+    ///         GameRecord::from_game(&g, 40).unwrap()
+    ///     })
+    ///     .collect();
+    /// store.write_batch(&records)?;
+    /// let mut after = AnyPosition::new(Variant::Xiangqi);
+    /// after.play("h2e2".parse().unwrap()).unwrap();
+    /// let after = PositionKey(after.key());
+    /// let since = BucketFilter { since: Some("2020".parse().unwrap()), ..BucketFilter::default() };
+    /// // Its 2 games are the move's: the move's count under the filter is the answer.
+    /// assert_eq!(store.games_after(after, &since, 2, 1)?, 1);
+    /// // Had the move 1 game, the position's other games are counted under the filter.
+    /// assert_eq!(store.games_after(after, &since, 1, 0)?, 1);
+    /// # Ok::<_, qipu::store::StoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails or a row is corrupt.
+    pub fn games_after(
+        &self,
+        key: PositionKey,
+        filter: &BucketFilter,
+        played: u64,
+        passing: u64,
+    ) -> Result<u64, StoreError> {
+        self.count_at(key, filter, Some((played, passing)))
+    }
+
+    /// [`Store::games_at`], and with `known` = (games, passing) [`Store::games_after`].
+    fn count_at(
+        &self,
+        key: PositionKey,
+        filter: &BucketFilter,
+        known: Option<(u64, u64)>,
+    ) -> Result<u64, StoreError> {
+        let Some(entry) = self.entry(key)? else {
+            return Ok(0);
+        };
+        if known.is_some() || filter.is_empty() {
+            let all = match &entry {
+                Entry::Quiet(links) => links.len() as u64,
+                Entry::Busy => self.busy_games(key)?,
+            };
+            match known {
+                Some((games, passing)) if games == all => return Ok(passing),
+                _ if filter.is_empty() => return Ok(all),
+                _ => {}
+            }
+        }
+        let m = filter.matcher();
+        match entry {
+            Entry::Quiet(links) => {
                 let mut n = 0;
                 for l in &links {
                     n += u64::from(m.passes(self.game_facts(l.game)?.bucket));
                 }
                 Ok(n)
             }
-            (Some(Entry::Busy), None) => {
-                let blob: Option<Vec<u8>> = self
-                    .conn
-                    .prepare_cached(sql::BUSY_SUMMARY)?
-                    .query_row([key.to_rowid()], |r| r.get(0))
-                    .optional()?
-                    .flatten();
-                match blob {
-                    Some(b) => summary::games(&b).map_err(|e| at_position(key, e)),
-                    None => Err(StoreError::Corrupt(format!(
-                        "position {key} is marked busy but has no summary"
-                    ))),
-                }
-            }
-            (Some(Entry::Busy), Some(m)) => {
+            Entry::Busy => {
                 let mut row = self.buckets_row(key)?;
                 buckets::total(&mut row, &m).map_err(|e| at_position(key, e))
             }
         }
+    }
+
+    /// A busy position's games, the count kept in its summary (nothing else of it decoded).
+    fn busy_games(&self, key: PositionKey) -> Result<u64, StoreError> {
+        self.read_summary(key, summary::games)
     }
 
     /// Every move played from a position (by key), plus a row with `mv == None` for the

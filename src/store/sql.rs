@@ -130,6 +130,10 @@ pub(super) const META_GET: &str = "SELECT value FROM meta WHERE name = ?1";
 pub(super) const META_SET: &str =
     "INSERT INTO meta (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING";
 
+/// Begins a transaction that reads (one snapshot for the statements until [`END_READ`]).
+pub(super) const BEGIN_READ: &str = "BEGIN";
+/// Ends it.
+pub(super) const END_READ: &str = "COMMIT";
 /// Empties the `WAL` into the main file.
 pub(super) const CHECKPOINT: &str = "PRAGMA wal_checkpoint(TRUNCATE)";
 /// The schema version.
