@@ -1,0 +1,3 @@
+-- qipu database, schema version 13: reserved for the lead's migration 013 (a partial index
+-- for `has_games`), which replaces this file at merge. No change here, so that the buckets
+-- migration of this branch keeps its number, 014.

@@ -1,0 +1,7 @@
+-- qipu database, schema version 14: a busy position's buckets in format 5, without the cells
+-- of the entry of every game (move code 65534): each game through the position is in exactly
+-- one move's cells (or in those of the games that ended there, 65535), so "games through the
+-- position" and its history under a filter are sums over the moves' parts. A position of more
+-- than 1,000 games keeps that entry's rests and months parts (a few kB). No table changes: the
+-- Rust step of src/store/migrate.rs re-encodes every busy position's buckets (format 4 decodes
+-- to the same moves' cells), in the same transaction; nothing is counted again.
