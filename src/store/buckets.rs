@@ -17,10 +17,10 @@
 //! directory = varint n, then n × (varint move code, varint byte length of its rests part,
 //!             of its months part, of its cells part), by move code (65535 = the game ended
 //!             here, 65534 = every game through the position: only in a position of more
-//!             than 1,000 games, and without cells). A rests or months part of length 0 is
-//!             left out (written only when it holds at most half as many sums as the move has
-//!             cells; for 65534, as all the moves have); its question then walks the cells
-//!             (for 65534, the moves' parts).
+//!             than 1,000 games, with a cells part only when the moves hold more than 3/2 as
+//!             many cells). A rests or months part of length 0 is left out (written only when
+//!             it holds at most half as many sums as the move has cells); its question then
+//!             walks the cells (for 65534, the moves' parts).
 //! rests     = varint c, then c × (varint rest − previous rest, the first from 0,
 //!             varint length of the body, total body), by rest (rest = bucket % 165)
 //! months    = varint m, then m × (varint month code − previous, the first from 0,
@@ -65,7 +65,7 @@
 //! 65535, so the games through the position under a filter, and its history by month, are
 //! sums over the moves' parts (the history from the parts the moves' rows are read from when
 //! they are months or cells parts, else from their cells); the entry 65534 of a big position
-//! answers them from its own rests or months part when the question needs no more.
+//! answers them from its own parts when it holds the one the question needs.
 
 use std::{borrow::Cow, ops::Range};
 
@@ -89,13 +89,15 @@ const FORMAT_3: u64 = 3;
 const OLD_FORMAT: u64 = 2;
 
 /// The move code of the entry that counts every game through the position (in format 5
-/// only its rests and months parts, of a position of more than [`ALL_PARTS_FROM`] games;
-/// not in the model, [`Buckets`], which holds the moves alone).
+/// only in a position of more than [`ALL_PARTS_FROM`] games; not in the model, [`Buckets`],
+/// which holds the moves alone).
 pub(super) const ALL_GAMES: u16 = 0xfffe;
 
-/// From this many games on, a format-5 blob keeps the rests and months parts of the entry
-/// of every game (a few kB that answer "games through the position" under a filter without
-/// a walk of every move's parts); a position of fewer games sums its moves'.
+/// Above this many games, a format-5 blob keeps the rests and months parts of the entry of
+/// every game (a few kB that answer "games through the position" under a filter without a
+/// walk of every move's parts), and its cells too when the moves hold more than 3/2 as many
+/// cells (many games a bucket: a walk of the moves' cells would cost more); a position of
+/// fewer games sums its moves'.
 const ALL_PARTS_FROM: u64 = 1000;
 
 /// The games of one move in one bucket.
@@ -238,13 +240,6 @@ fn directory(src: &mut impl Source) -> Result<(Vec<Parts>, bool), StoreError> {
     }
     if at != len {
         return Err(corrupt("length does not match its directory"));
-    }
-    if format == BUCKETS_FORMAT
-        && parts
-            .iter()
-            .any(|p| p.code == ALL_GAMES && !p.cells.is_empty())
-    {
-        return Err(corrupt("cells in the entry of every game"));
     }
     Ok((parts, format != FORMAT_3))
 }
@@ -603,12 +598,14 @@ impl Buckets {
         let every = if format != BUCKETS_FORMAT {
             Some(Every::Cells(self.every_game_cells()))
         } else if self.games() > ALL_PARTS_FROM {
-            let mut months: Vec<Cell> = self.moves.iter().flat_map(|m| month_sums(&m.1)).collect();
-            months.sort_by_key(|c| c.bucket);
-            Some(Every::Sums(
-                merged_by_bucket(months),
-                rest_sums(self.moves.iter().flat_map(|m| &m.1)),
-            ))
+            let all = self.every_game_cells();
+            if n_cells * 2 > all.len() * 3 {
+                // Many games a bucket: the moves hold many more cells than the entry of
+                // every game, which keeps its cells for the walks of its history.
+                Some(Every::Cells(all))
+            } else {
+                Some(Every::Sums(month_sums(&all), rest_sums(&all)))
+            }
         } else {
             None
         };
@@ -1783,7 +1780,14 @@ mod tests {
             },
         ];
         for n in [40, 600, 1500] {
-            let games = many_games(n);
+            let mut games = many_games(n);
+            if n > ALL_PARTS_FROM as i64 {
+                // Spread over 300 months from 2000: few games a bucket.
+                for (i, g) in games.iter_mut().enumerate() {
+                    let month = 1 + 2000 * 13 + (i as u32 % 300);
+                    g.2.bucket = month * PER_MONTH + g.2.bucket % PER_MONTH;
+                }
+            }
             let mut b = Buckets::default();
             b.add(games.clone());
             assert!(b.moves.iter().all(|m| m.0 != ALL_GAMES));
@@ -1795,6 +1799,7 @@ mod tests {
             let (dir, _) = directory(&mut &five[..]).unwrap();
             let every = dir.iter().find(|p| p.code == ALL_GAMES);
             if n > ALL_PARTS_FROM as i64 {
+                // Few games a bucket here: no cells.
                 let e = every.unwrap();
                 assert!(e.cells.is_empty() && !e.rests.is_empty() && !e.months.is_empty());
             } else {
@@ -1818,15 +1823,25 @@ mod tests {
                 assert_eq!(total(&mut &four[..], &matcher).unwrap(), passing, "{f:?}");
             }
         }
-        // Cells in a format-5 entry of every game are refused.
-        let b = {
-            let mut b = Buckets::default();
-            b.add(many_games(40));
-            b
-        };
-        let mut bad = b.encode_in(FORMAT_4);
-        bad[0] = BUCKETS_FORMAT as u8;
-        assert!(sum(&mut &bad[..], &filters[1].matcher()).is_err());
-        assert!(Buckets::decode(&bad).is_err());
+        // Many games a bucket (the same day for all): the entry keeps its cells.
+        let same: Vec<_> = many_games(3000)
+            .into_iter()
+            .map(|(mv, id, g)| (mv, id, GameFacts { day: 1, ..g }))
+            .collect();
+        let mut b = Buckets::default();
+        b.add(same.clone());
+        let five = b.encode();
+        let (dir, _) = directory(&mut &five[..]).unwrap();
+        assert!(dir
+            .iter()
+            .any(|p| p.code == ALL_GAMES && !p.cells.is_empty()));
+        assert_eq!(Buckets::decode(&five).unwrap(), b);
+        for f in &filters {
+            let matcher = f.matcher();
+            let (passing, history) = counted(&same, &matcher);
+            let got = sum(&mut &five[..], &matcher).unwrap();
+            assert_eq!(got.history, history, "{f:?}");
+            assert_eq!(total(&mut &five[..], &matcher).unwrap(), passing, "{f:?}");
+        }
     }
 }
