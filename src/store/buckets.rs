@@ -823,17 +823,23 @@ fn finish(mv: u16, t: &Total) -> Result<MoveRow, StoreError> {
     Ok(row)
 }
 
-/// Adds a month's games (a cell, or a month's sums) to a history kept by month (the cells
-/// of one move come by month, those of several moves in any order).
+/// Adds a month's games (a cell, or a month's sums) to a history kept by month.
 fn add_month(history: &mut Vec<MonthCounts>, c: &Cell) {
-    let Some((year, month)) = calendar_month(c.bucket / PER_MONTH) else {
+    add_to_history(history, c.bucket / PER_MONTH, &c.counts);
+}
+
+/// Adds games of month code `month` to a history kept by month (in any order: the cells of
+/// one move come by month, those of several moves not); a month that is not a calendar
+/// month is left out.
+pub(super) fn add_to_history(history: &mut Vec<MonthCounts>, month: u32, counts: &GameCounts) {
+    let Some((year, month)) = calendar_month(month) else {
         return;
     };
     if let Some(h) = history
         .last_mut()
         .filter(|h| (h.year, h.month) == (year, month))
     {
-        h.add(&c.counts);
+        h.add(counts);
         return;
     }
     let i = match history.binary_search_by_key(&(year, month), |h| (h.year, h.month)) {
@@ -850,7 +856,7 @@ fn add_month(history: &mut Vec<MonthCounts>, c: &Cell) {
             i
         }
     };
-    history[i].add(&c.counts);
+    history[i].add(counts);
 }
 
 /// The part that answers a question under `matcher`: the per-rest sums without dates, the
@@ -1578,6 +1584,37 @@ mod tests {
             .collect()
     }
 
+    /// Filters of every kind: none, dates, ratings, speed and mode, all.
+    fn some_filters() -> [BucketFilter; 6] {
+        let m = |s: &str| Some(s.parse().unwrap());
+        [
+            BucketFilter::default(),
+            BucketFilter {
+                since: m("2001-03"),
+                ..BucketFilter::default()
+            },
+            BucketFilter {
+                until: m("2001"),
+                ..BucketFilter::default()
+            },
+            BucketFilter {
+                min_rating: Some(1900),
+                ..BucketFilter::default()
+            },
+            BucketFilter {
+                speeds: vec![Speed::Blitz],
+                modes: vec![Mode::Casual],
+                ..BucketFilter::default()
+            },
+            BucketFilter {
+                since: m("2001"),
+                max_rating: Some(2000),
+                speeds: vec![Speed::Classical],
+                ..BucketFilter::default()
+            },
+        ]
+    }
+
     #[test]
     fn every_part_sums_like_the_cells_and_format_2_still_decodes() {
         let games = many_games(600);
@@ -1615,33 +1652,7 @@ mod tests {
         // Format 3 (every body in full) answers the same.
         let full = b.encode_in(FORMAT_3);
         assert_eq!(Buckets::decode(&full).unwrap(), b);
-        let m = |s: &str| Some(s.parse().unwrap());
-        let filters = [
-            BucketFilter::default(),
-            BucketFilter {
-                since: m("2001-03"),
-                ..BucketFilter::default()
-            },
-            BucketFilter {
-                until: m("2001"),
-                ..BucketFilter::default()
-            },
-            BucketFilter {
-                min_rating: Some(1900),
-                ..BucketFilter::default()
-            },
-            BucketFilter {
-                speeds: vec![Speed::Blitz],
-                modes: vec![Mode::Casual],
-                ..BucketFilter::default()
-            },
-            BucketFilter {
-                since: m("2001"),
-                max_rating: Some(2000),
-                speeds: vec![Speed::Classical],
-                ..BucketFilter::default()
-            },
-        ];
+        let filters = some_filters();
         for f in &filters {
             let matcher = f.matcher();
             let got = sum(&mut &blob[..], &matcher).unwrap();
@@ -1752,33 +1763,7 @@ mod tests {
     /// in full) and a count of the games, and format 4 decodes to the same moves.
     #[test]
     fn format_5_sums_the_moves_as_format_4_its_entry_of_every_game() {
-        let m = |s: &str| Some(s.parse().unwrap());
-        let filters = [
-            BucketFilter::default(),
-            BucketFilter {
-                since: m("2001-03"),
-                ..BucketFilter::default()
-            },
-            BucketFilter {
-                until: m("2001"),
-                ..BucketFilter::default()
-            },
-            BucketFilter {
-                min_rating: Some(1900),
-                ..BucketFilter::default()
-            },
-            BucketFilter {
-                speeds: vec![Speed::Blitz],
-                modes: vec![Mode::Casual],
-                ..BucketFilter::default()
-            },
-            BucketFilter {
-                since: m("2001"),
-                max_rating: Some(2000),
-                speeds: vec![Speed::Classical],
-                ..BucketFilter::default()
-            },
-        ];
+        let filters = some_filters();
         for n in [40, 600, 1500] {
             let mut games = many_games(n);
             if n > ALL_PARTS_FROM as i64 {
