@@ -1040,6 +1040,43 @@ fn a_schema_9_file_migrates_its_buckets() {
     migrates_like_a_fresh_import("migrate/schema9.db");
 }
 
+/// A schema-11 file (buckets format 4: the entry of every game, move code 65534, with its
+/// cells; summary format 3: the best games' scores in full) gets its busy positions' buckets
+/// re-encoded on open in format 5 (without those cells; a position of at most 1,000 games
+/// without the entry at all) and its summaries in format 4 (scores as ranks), and answers as
+/// a fresh import does.
+#[test]
+fn a_schema_11_file_migrates_its_busy_blobs_to_buckets_5_and_summary_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old.db");
+    std::fs::copy(fixture("migrate/schema11.db"), &old).unwrap();
+    // (buckets format, bytes; summary format, bytes) of every busy position.
+    let formats = |path: &std::path::Path| -> Vec<[(u8, usize); 2]> {
+        let conn = rusqlite::Connection::open(path).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT buckets, summary FROM positions ORDER BY key")
+            .unwrap();
+        let rows = stmt
+            .query_map([], |r| {
+                let (b, s): (Vec<u8>, Vec<u8>) = (r.get(0)?, r.get(1)?);
+                Ok([(b[0], b.len()), (s[0], s.len())])
+            })
+            .unwrap();
+        rows.collect::<Result<_, _>>().unwrap()
+    };
+    let before = formats(&old);
+    assert!(before.len() >= 2 && before.iter().all(|b| b[0].0 == 4 && b[1].0 == 3));
+    drop(Store::open(&old).unwrap());
+    let after = formats(&old);
+    assert_eq!(after.len(), before.len());
+    for (a, b) in after.iter().zip(&before) {
+        assert_eq!((a[0].0, a[1].0), (5, 4));
+        assert!(a[0].1 < b[0].1, "{} bytes, format 4: {}", a[0].1, b[0].1);
+        assert!(a[1].1 < b[1].1, "{} bytes, format 3: {}", a[1].1, b[1].1);
+    }
+    migrates_like_a_fresh_import("migrate/schema11.db");
+}
+
 /// Opens a copy of an old fixture (migrating it) and compares every position's answers,
 /// unfiltered and under filters of dates, of ratings and of both, with a fresh import.
 fn migrates_like_a_fresh_import(file: &str) {

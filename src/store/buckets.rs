@@ -1,6 +1,5 @@
-//! The buckets blob of a busy position (`positions.buckets`): for every move (for the games
-//! that ended there, and for all the games through the position) the sums of its games per
-//! bucket (month of play, rating band, speed, mode; see `filter`), only the buckets that hold
+//! The buckets blob of a busy position (`positions.buckets`): for every move (and for the
+//! games that ended there) the sums of its games per bucket (month of play, rating band, speed, mode; see `filter`), only the buckets that hold
 //! games, and the same sums with the months collapsed (per *rest*: band × speed × mode) and
 //! with the rests collapsed (per month). A filtered question about a busy position is a sum
 //! over the buckets that pass, without reading a game: a filter without dates reads the
@@ -8,18 +7,20 @@
 //! read in parts through a [`Source`] (the store reads only the parts a question needs).
 //! No SQL here.
 //!
-//! Frozen layout (format 4; any change is a new format number; formats 2 and 3 are still
-//! decoded, for the migrations of schemas 9 and 10, which re-encode them):
+//! Frozen layout (format 5; any change is a new format number; formats 2, 3 and 4 are still
+//! decoded, for the migrations of schemas 9, 10 and 14, which re-encode them):
 //!
 //! ```text
-//! buckets   = varint 4 (format), varint d, directory (d bytes),
+//! buckets   = varint 5 (format), varint d, directory (d bytes),
 //!             the rests parts of every move, then their months parts, then their cells
 //!             parts (each part in directory order)
 //! directory = varint n, then n × (varint move code, varint byte length of its rests part,
 //!             of its months part, of its cells part), by move code (65535 = the game ended
-//!             here, 65534 = every game through the position). A rests or months part of
-//!             length 0 is left out (written only when it holds at most half as many sums as
-//!             the move has cells); its question then walks the cells.
+//!             here, 65534 = every game through the position: only in a position of more
+//!             than 1,000 games, with a cells part only when the moves hold more than 3/2 as
+//!             many cells). A rests or months part of length 0 is left out (written only when
+//!             it holds at most half as many sums as the move has cells); its question then
+//!             walks the cells (for 65534, the moves' parts).
 //! rests     = varint c, then c × (varint rest − previous rest, the first from 0,
 //!             varint length of the body, total body), by rest (rest = bucket % 165)
 //! months    = varint m, then m × (varint month code − previous, the first from 0,
@@ -51,14 +52,20 @@
 //!             code, the codes with games only
 //! ```
 //!
-//! Format 3 was format 4 with every sized body `varint length, cell body` (no one-game
-//! bodies); format 2 was `varint 2, varint n, n × (varint move code, varint length, cells)`
-//! with format 3's cells.
+//! Format 4 was format 5 with the entry 65534 in every blob, its cells part too (the sums of
+//! every game per bucket: nearly half of the bytes, each game counted a second time; at 1M
+//! synthetic games 92 MiB of cells). Format 3 was format 4 with every sized body `varint
+//! length, cell body` (no one-game bodies); format 2 was `varint 2, varint n, n × (varint
+//! move code, varint length, cells)` with format 3's cells.
 //!
 //! The dates of a cell's games share its month, so the first and last dates are the month and
 //! the smallest and greatest day (a date without a day sorts first, as its text does); the
-//! first game of a move is that of its earliest (month, day, id). The entry 65534 makes the
-//! games through the position (and its history by month) one walk of its parts.
+//! first game of a move is that of its earliest (month, day, id). Every game through the
+//! position is counted in exactly one move (the one it played on its last visit) or in
+//! 65535, so the games through the position under a filter, and its history by month, are
+//! sums over the moves' parts (the history from the parts the moves' rows are read from when
+//! they are months or cells parts, else from their cells); the entry 65534 of a big position
+//! answers them from its own parts when it holds the one the question needs.
 
 use std::{borrow::Cow, ops::Range};
 
@@ -72,14 +79,26 @@ use super::{
     StoreError,
 };
 
-const BUCKETS_FORMAT: u64 = 4;
+const BUCKETS_FORMAT: u64 = 5;
+/// Format 4: format 5's layout with the entry of every game in full (its cells too;
+/// re-encoded by schema 14).
+const FORMAT_4: u64 = 4;
 /// Format 3: format 4's layout with every cell body in full (re-encoded by schema 10).
 const FORMAT_3: u64 = 3;
 /// The format the migration of schema 9 re-encodes.
 const OLD_FORMAT: u64 = 2;
 
-/// The move code of the entry that counts every game through the position.
+/// The move code of the entry that counts every game through the position (in format 5
+/// only in a position of more than [`ALL_PARTS_FROM`] games; not in the model, [`Buckets`],
+/// which holds the moves alone).
 pub(super) const ALL_GAMES: u16 = 0xfffe;
+
+/// Above this many games, a format-5 blob keeps the rests and months parts of the entry of
+/// every game (a few kB that answer "games through the position" under a filter without a
+/// walk of every move's parts), and its cells too when the moves hold more than 3/2 as many
+/// cells (many games a bucket: a walk of the moves' cells would cost more); a position of
+/// fewer games sums its moves'.
+const ALL_PARTS_FROM: u64 = 1000;
 
 /// The games of one move in one bucket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -97,7 +116,8 @@ pub(super) struct Cell {
 /// A busy position's sums per (move, bucket).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct Buckets {
-    /// By move code; each move's cells by bucket.
+    /// By move code (the moves and [`END_OF_GAME`], never [`ALL_GAMES`]: every game
+    /// through the position is in exactly one of them); each move's cells by bucket.
     pub moves: Vec<(u16, Vec<Cell>)>,
 }
 
@@ -165,14 +185,14 @@ fn next_move(r: &mut Reader<'_>, prev: &mut Option<u16>) -> Result<u16, StoreErr
 /// Bytes read first: the format and the directory's length.
 const HEAD: usize = 24;
 
-/// Reads a format-3 or format-4 blob's directory; with whether its cell bodies may be
-/// compact (format 4).
+/// Reads a format-3, 4 or 5 blob's directory; with whether its cell bodies may be compact
+/// (formats 4 and 5).
 fn directory(src: &mut impl Source) -> Result<(Vec<Parts>, bool), StoreError> {
     let len = src.len();
     let head = src.read(0..HEAD.min(len))?;
     let mut r = Reader::new(&head, "buckets");
     let format = r.u64()?;
-    if format != BUCKETS_FORMAT && format != FORMAT_3 {
+    if ![BUCKETS_FORMAT, FORMAT_4, FORMAT_3].contains(&format) {
         return Err(corrupt(&format!("unknown format {format}")));
     }
     let d: usize = r.int()?;
@@ -221,7 +241,7 @@ fn directory(src: &mut impl Source) -> Result<(Vec<Parts>, bool), StoreError> {
     if at != len {
         return Err(corrupt("length does not match its directory"));
     }
-    Ok((parts, format == BUCKETS_FORMAT))
+    Ok((parts, format != FORMAT_3))
 }
 
 /// The sums of some games as the parts keep them: a cell's, a month's or a rest's.
@@ -449,8 +469,8 @@ fn month_sums(cells: &[Cell]) -> Vec<Cell> {
         .collect()
 }
 
-/// A move's sums per rest (months collapsed), by rest.
-fn rest_sums(cells: &[Cell]) -> Vec<(u32, Total)> {
+/// Some cells' sums per rest (months collapsed), by rest.
+fn rest_sums<'a>(cells: impl IntoIterator<Item = &'a Cell>) -> Vec<(u32, Total)> {
     let mut by_rest: Vec<Option<Total>> = vec![None; PER_MONTH as usize];
     for c in cells {
         let t = Total::of_cell(c);
@@ -466,15 +486,35 @@ fn rest_sums(cells: &[Cell]) -> Vec<(u32, Total)> {
         .collect()
 }
 
+/// The entry of every game as an encoding writes it.
+enum Every {
+    /// Its cells (formats 3 and 4).
+    Cells(Vec<Cell>),
+    /// Its sums per month and per rest (format 5).
+    Sums(Vec<Cell>, Vec<(u32, Total)>),
+}
+
+/// Cells sorted by bucket with those of one bucket merged (the sums of every game), without
+/// endings (the entry of every game keeps none).
+fn merged_by_bucket(sorted: Vec<Cell>) -> Vec<Cell> {
+    let mut out: Vec<Cell> = Vec::with_capacity(sorted.len());
+    for c in sorted {
+        match out.last_mut() {
+            Some(m) if m.bucket == c.bucket => merge_cell(m, &c),
+            _ => out.push(c),
+        }
+    }
+    for c in &mut out {
+        c.endings = [0; ENDINGS];
+    }
+    out
+}
+
 impl Buckets {
-    /// Counts games, each with the move code it played here and its id (and each once more
-    /// in the entry of every game, [`ALL_GAMES`]): sorted by (move, bucket) and merged with
-    /// the cells in one pass (inserting them one by one would shift a busy position's tens
-    /// of thousands of cells for every new one).
+    /// Counts games, each with the move code it played here and its id: sorted by (move,
+    /// bucket) and merged with the cells in one pass (inserting them one by one would shift
+    /// a busy position's tens of thousands of cells for every new one).
     pub(super) fn add(&mut self, mut games: Vec<(u16, i64, GameFacts)>) {
-        let every: Vec<(u16, i64, GameFacts)> =
-            games.iter().map(|&(_, id, g)| (ALL_GAMES, id, g)).collect();
-        games.extend(every);
         games.sort_unstable_by_key(|(mv, id, g)| (*mv, g.bucket, *id));
         for group in games.chunk_by(|a, b| a.0 == b.0) {
             let mv = group[0].0;
@@ -521,15 +561,54 @@ impl Buckets {
         }
     }
 
-    /// The blob stored in `positions.buckets` (format 4, see the module doc).
+    /// The blob stored in `positions.buckets` (format 5, see the module doc).
     pub(super) fn encode(&self) -> Vec<u8> {
         self.encode_in(BUCKETS_FORMAT)
     }
 
-    /// The blob in format 4, or in format 3 (every cell body in full: what schema 9 wrote).
+    /// The games counted.
+    fn games(&self) -> u64 {
+        self.moves
+            .iter()
+            .flat_map(|m| &m.1)
+            .map(|c| c.counts.games)
+            .sum()
+    }
+
+    /// The cells of the entry of every game (what formats 2–4 stored): the moves' cells
+    /// merged by bucket, without endings.
+    fn every_game_cells(&self) -> Vec<Cell> {
+        let mut all: Vec<Cell> = self
+            .moves
+            .iter()
+            .flat_map(|m| m.1.iter().copied())
+            .collect();
+        all.sort_by_key(|c| c.bucket);
+        merged_by_bucket(all)
+    }
+
+    /// The blob in format 5, or in format 4 or 3 (the entry of every game with its cells;
+    /// format 3: every cell body in full), as the schemas before 14 (10) wrote it.
     fn encode_in(&self, format: u64) -> Vec<u8> {
-        let compact = format == BUCKETS_FORMAT;
+        let compact = format != FORMAT_3;
         let n_cells: usize = self.moves.iter().map(|m| m.1.len()).sum();
+        // The entry of every game: in formats 3 and 4 its cells; in format 5, of a position
+        // of more than `ALL_PARTS_FROM` games, its rests and months parts, summed from the
+        // moves' (no cells: their questions sum the moves).
+        let every = if format != BUCKETS_FORMAT {
+            Some(Every::Cells(self.every_game_cells()))
+        } else if self.games() > ALL_PARTS_FROM {
+            let all = self.every_game_cells();
+            if n_cells * 2 > all.len() * 3 {
+                // Many games a bucket: the moves hold many more cells than the entry of
+                // every game, which keeps its cells for the walks of its history.
+                Some(Every::Cells(all))
+            } else {
+                Some(Every::Sums(month_sums(&all), rest_sums(&all)))
+            }
+        } else {
+            None
+        };
         let (mut dir, mut rests, mut months, mut cells) = (
             Vec::with_capacity(8 + self.moves.len() * 8),
             Vec::new(),
@@ -537,47 +616,82 @@ impl Buckets {
             Vec::with_capacity(n_cells * 16),
         );
         let mut body = Vec::new();
-        varint::put(&mut dir, self.moves.len() as u64);
-        for (mv, move_cells) in &self.moves {
-            let ended = *mv == END_OF_GAME;
+        let at = self.moves.partition_point(|m| m.0 < ALL_GAMES);
+        let entries = self.moves[..at]
+            .iter()
+            .map(|(mv, c)| (*mv, c.as_slice(), None))
+            .chain(every.as_ref().map(|e| match e {
+                Every::Cells(c) => (ALL_GAMES, c.as_slice(), None),
+                Every::Sums(m, r) => (ALL_GAMES, &[][..], Some((m, r))),
+            }))
+            .chain(
+                self.moves[at..]
+                    .iter()
+                    .map(|(mv, c)| (*mv, c.as_slice(), None)),
+            );
+        let mut n = 0;
+        for (mv, move_cells, sums) in entries {
+            let ended = mv == END_OF_GAME;
             let (r0, m0, c0) = (rests.len(), months.len(), cells.len());
-            put_cells(&mut cells, move_cells, ended, compact);
-            let by_month = month_sums(move_cells);
-            if !move_cells.is_empty() && by_month.len() * 2 <= move_cells.len() {
+            let (by_month, by_rest, of) = match sums {
+                Some((m, r)) => (
+                    Cow::Borrowed(m.as_slice()),
+                    Cow::Borrowed(r.as_slice()),
+                    n_cells,
+                ),
+                None => {
+                    put_cells(&mut cells, move_cells, ended, compact);
+                    (
+                        Cow::Owned(month_sums(move_cells)),
+                        Cow::Owned(rest_sums(move_cells)),
+                        move_cells.len(),
+                    )
+                }
+            };
+            if of > 0 && by_month.len() * 2 <= of {
                 varint::put(&mut months, by_month.len() as u64);
                 let mut prev = 0;
-                for c in &by_month {
+                for c in by_month.iter() {
                     let m = c.bucket / PER_MONTH;
                     varint::put(&mut months, u64::from(m - prev));
                     prev = m;
                     put_cell_body(&mut months, &mut body, c, ended, compact);
                 }
             }
-            let by_rest = rest_sums(move_cells);
-            if !move_cells.is_empty() && by_rest.len() * 2 <= move_cells.len() {
+            if of > 0 && by_rest.len() * 2 <= of {
                 varint::put(&mut rests, by_rest.len() as u64);
                 let mut prev = 0;
-                for (rest, t) in &by_rest {
+                for (rest, t) in by_rest.iter() {
                     varint::put(&mut rests, u64::from(rest - prev));
                     prev = *rest;
                     put_total_body(&mut rests, &mut body, t, ended);
                 }
             }
-            varint::put(&mut dir, u64::from(*mv));
-            for n in [rests.len() - r0, months.len() - m0, cells.len() - c0] {
-                varint::put(&mut dir, n as u64);
+            let lens = [rests.len() - r0, months.len() - m0, cells.len() - c0];
+            if sums.is_some() && lens == [0, 0, 0] {
+                continue;
             }
+            varint::put(&mut dir, u64::from(mv));
+            for len in lens {
+                varint::put(&mut dir, len as u64);
+            }
+            n += 1;
         }
-        let mut out = Vec::with_capacity(12 + dir.len() + rests.len() + months.len() + cells.len());
+        let mut head = Vec::with_capacity(dir.len() + 4);
+        varint::put(&mut head, n as u64);
+        head.extend_from_slice(&dir);
+        let mut out =
+            Vec::with_capacity(12 + head.len() + rests.len() + months.len() + cells.len());
         varint::put(&mut out, format);
-        varint::put(&mut out, dir.len() as u64);
-        for part in [dir, rests, months, cells] {
+        varint::put(&mut out, head.len() as u64);
+        for part in [head, rests, months, cells] {
             out.extend_from_slice(&part);
         }
         out
     }
 
-    /// The inverse of [`Buckets::encode`] (its cells parts; formats 2 and 3 are read too).
+    /// The inverse of [`Buckets::encode`] (its cells parts; formats 2–4 are read too, their
+    /// entry of every game left out).
     pub(super) fn decode(bytes: &[u8]) -> Result<Buckets, StoreError> {
         let mut moves: Vec<(u16, Vec<Cell>)> = Vec::new();
         let mut r = Reader::new(bytes, "buckets");
@@ -600,7 +714,9 @@ impl Buckets {
                         cells.push(c);
                     },
                 )?;
-                moves.push((mv, cells));
+                if mv != ALL_GAMES {
+                    moves.push((mv, cells));
+                }
             }
             if !r.is_empty() {
                 return Err(corrupt("trailing bytes"));
@@ -609,7 +725,7 @@ impl Buckets {
         }
         let mut src = bytes;
         let (dir, compact) = directory(&mut src)?;
-        for p in dir {
+        for p in dir.into_iter().filter(|p| p.code != ALL_GAMES) {
             let mut cells = Vec::new();
             walk_cells(
                 &bytes[p.cells.clone()],
@@ -628,37 +744,35 @@ impl Buckets {
 }
 
 impl Buckets {
-    /// Counts a game again with other facts: `old` taken off the cells of its move `mv`
-    /// (and of [`ALL_GAMES`]) and `new` counted in its place, as if the game `id` had been
+    /// Counts a game again with other facts: `old` taken off the cells of its move `mv` and
+    /// `new` counted in its place, as if the game `id` had been
     /// counted with `new` from the start (the delta of a richer copy, `store::copies`).
     /// Returns `false` when the cells alone cannot tell the answer: the game held a cell's
     /// first (day, id) or its last day (above 0) and `new` goes to another bucket or does
     /// not put back a day as early (as late). The buckets must then be counted again from
     /// the games and these are not to be stored.
     pub(super) fn replace(&mut self, mv: u16, id: i64, old: &GameFacts, new: &GameFacts) -> bool {
-        for code in [mv, ALL_GAMES] {
-            let Ok(i) = self.moves.binary_search_by_key(&code, |m| m.0) else {
+        let Ok(i) = self.moves.binary_search_by_key(&mv, |m| m.0) else {
+            return false;
+        };
+        let cells = &mut self.moves[i].1;
+        let Ok(j) = cells.binary_search_by_key(&old.bucket, |c| c.bucket) else {
+            return false;
+        };
+        let c = &mut cells[j];
+        if !c.counts.remove_game(old.result, old.ratings) {
+            return false;
+        }
+        if mv == END_OF_GAME {
+            let slot = &mut c.endings[old.termination.map_or(0, |t| usize::from(t.code()))];
+            let Some(left) = slot.checked_sub(1) else {
                 return false;
             };
-            let cells = &mut self.moves[i].1;
-            let Ok(j) = cells.binary_search_by_key(&old.bucket, |c| c.bucket) else {
-                return false;
-            };
-            let c = &mut cells[j];
-            if !c.counts.remove_game(old.result, old.ratings) {
-                return false;
-            }
-            if code == END_OF_GAME {
-                let slot = &mut c.endings[old.termination.map_or(0, |t| usize::from(t.code()))];
-                let Some(left) = slot.checked_sub(1) else {
-                    return false;
-                };
-                *slot = left;
-            }
-            if c.counts.games == 0 {
-                cells.remove(j);
-                continue;
-            }
+            *slot = left;
+        }
+        if c.counts.games == 0 {
+            cells.remove(j);
+        } else {
             let same = new.bucket == old.bucket;
             if (old.day, id) == (c.first_day, c.first_game) {
                 if !(same && new.day <= old.day) {
@@ -711,21 +825,38 @@ fn finish(mv: u16, t: &Total) -> Result<MoveRow, StoreError> {
 
 /// Adds a month's games (a cell, or a month's sums) to a history kept by month.
 fn add_month(history: &mut Vec<MonthCounts>, c: &Cell) {
-    let Some((year, month)) = calendar_month(c.bucket / PER_MONTH) else {
+    add_to_history(history, c.bucket / PER_MONTH, &c.counts);
+}
+
+/// Adds games of month code `month` to a history kept by month (in any order: the cells of
+/// one move come by month, those of several moves not); a month that is not a calendar
+/// month is left out.
+pub(super) fn add_to_history(history: &mut Vec<MonthCounts>, month: u32, counts: &GameCounts) {
+    let Some((year, month)) = calendar_month(month) else {
         return;
     };
-    match history.last_mut() {
-        Some(h) if (h.year, h.month) == (year, month) => h.add(&c.counts),
-        _ => {
-            let mut h = MonthCounts {
-                year,
-                month,
-                ..MonthCounts::default()
-            };
-            h.add(&c.counts);
-            history.push(h);
-        }
+    if let Some(h) = history
+        .last_mut()
+        .filter(|h| (h.year, h.month) == (year, month))
+    {
+        h.add(counts);
+        return;
     }
+    let i = match history.binary_search_by_key(&(year, month), |h| (h.year, h.month)) {
+        Ok(i) => i,
+        Err(i) => {
+            history.insert(
+                i,
+                MonthCounts {
+                    year,
+                    month,
+                    ..MonthCounts::default()
+                },
+            );
+            i
+        }
+    };
+    history[i].add(counts);
 }
 
 /// The part that answers a question under `matcher`: the per-rest sums without dates, the
@@ -763,9 +894,34 @@ fn read_parts(
     Ok(())
 }
 
+/// What a walk of one part does with the sums it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// The move's row.
+    Row,
+    /// The history (of the moves' parts when no entry of every game answers it).
+    History,
+    /// Both (a months or cells part answers the history too).
+    Both,
+}
+
+/// The entry of every game, if the blob has one holding `part` (a format-4 blob holds them
+/// all, its cells too; a format-5 one at most its rests and months).
+fn every_game(dir: &[Parts], part: Part) -> Option<Range<usize>> {
+    let p = dir.iter().find(|p| p.code == ALL_GAMES)?;
+    let r = match part {
+        Part::Rests => &p.rests,
+        Part::Months => &p.months,
+        Part::Cells => &p.cells,
+    };
+    (!r.is_empty()).then(|| r.clone())
+}
+
 /// The sums of the cells that pass `matcher`: one row per move that keeps games (by move
 /// code), and the history of the games through the position, each from the smallest part
-/// of the blob that answers it.
+/// of the blob that answers it. The history is the entry of every game's when it holds
+/// the part (the months with dates alone), else summed over the moves: from the parts
+/// their rows are read from (months or cells), or from their cells.
 pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, StoreError> {
     let (dir, compact) = directory(src)?;
     let want = wanted(matcher);
@@ -774,24 +930,37 @@ pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, St
     } else {
         Part::Cells
     };
-    let mut picked: Vec<(usize, Part, Range<usize>)> = dir
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let (part, r) = p.pick(if p.code == ALL_GAMES {
-                history_part
-            } else {
-                want
-            });
-            (i, part, r)
-        })
-        .collect();
+    let every = every_game(&dir, history_part);
+    let mut picked: Vec<(usize, Part, Range<usize>, Role)> = Vec::with_capacity(dir.len() + 1);
+    for (i, p) in dir.iter().enumerate() {
+        if p.code == ALL_GAMES {
+            if let Some(r) = &every {
+                picked.push((i, history_part, r.clone(), Role::History));
+            }
+            continue;
+        }
+        let (part, r) = p.pick(want);
+        if every.is_some() {
+            picked.push((i, part, r, Role::Row));
+        } else if part != Part::Rests {
+            picked.push((i, part, r, Role::Both));
+        } else {
+            picked.push((i, part, r, Role::Row));
+            let (part, r) = p.pick(history_part);
+            picked.push((i, part, r, Role::History));
+        }
+    }
     picked.sort_by_key(|p| p.2.start);
+    let spans: Vec<(usize, Part, Range<usize>)> =
+        picked.iter().map(|p| (p.0, p.1, p.2.clone())).collect();
     let mut totals: Vec<Option<Total>> = vec![None; dir.len()];
     let mut history = Vec::new();
-    read_parts(src, &picked, |i, part, bytes| {
+    let mut k = 0;
+    read_parts(src, &spans, |i, part, bytes| {
+        let role = picked[k].3;
+        k += 1;
         let code = dir[i].code;
-        if code == ALL_GAMES {
+        if role == Role::History {
             return match part {
                 Part::Months => walk_months(bytes, code, matcher, Body::Results, compact, |c| {
                     add_month(&mut history, &c)
@@ -806,12 +975,19 @@ pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, St
             Some(t) => t.merge(&x),
             None => t = Some(x),
         };
+        let both = role == Role::Both;
         match part {
             Part::Rests => walk_rests(bytes, code, matcher, Body::Full, |_, x| add(x))?,
             Part::Months => walk_months(bytes, code, matcher, Body::Full, compact, |c| {
+                if both {
+                    add_month(&mut history, &c);
+                }
                 add(Total::of_cell(&c))
             })?,
             Part::Cells => walk_cells(bytes, code, Some(matcher), Body::Full, compact, |c| {
+                if both {
+                    add_month(&mut history, &c);
+                }
                 add(Total::of_cell(&c))
             })?,
         }
@@ -827,33 +1003,50 @@ pub(super) fn sum(src: &mut impl Source, matcher: &Matcher) -> Result<Summed, St
     Ok(Summed { rows, history })
 }
 
-/// The games through the position that pass `matcher`: the entry of every game alone, from
-/// its smallest part that answers, and of each sum only its first number (its games) read.
+/// The games through the position that pass `matcher`: the entry of every game's, from its
+/// smallest part that answers, when it holds that part; else the sum of the moves' (each
+/// game is in exactly one move, or in the games that ended here). Of each sum only its first
+/// number (its games) is read.
 pub(super) fn total(src: &mut impl Source, matcher: &Matcher) -> Result<u64, StoreError> {
     let (dir, compact) = directory(src)?;
-    let Some(all) = dir.iter().find(|p| p.code == ALL_GAMES) else {
-        return Ok(0);
+    let want = wanted(matcher);
+    let picked: Vec<(usize, Part, Range<usize>)> = match every_game(&dir, want) {
+        Some(r) => dir
+            .iter()
+            .position(|p| p.code == ALL_GAMES)
+            .map(|i| (i, want, r))
+            .into_iter()
+            .collect(),
+        None => {
+            let mut picked: Vec<(usize, Part, Range<usize>)> = dir
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.code != ALL_GAMES)
+                .map(|(i, p)| {
+                    let (part, r) = p.pick(want);
+                    (i, part, r)
+                })
+                .collect();
+            picked.sort_by_key(|p| p.2.start);
+            picked
+        }
     };
-    let (part, range) = all.pick(wanted(matcher));
-    let bytes = src.read(range)?;
     let mut games: u64 = 0;
-    let mut add = |n: u64| games = games.saturating_add(n);
-    match part {
-        Part::Rests => walk_rests(&bytes, ALL_GAMES, matcher, Body::Games, |_, t| {
-            add(t.counts.games)
-        })?,
-        Part::Months => walk_months(&bytes, ALL_GAMES, matcher, Body::Games, compact, |c| {
-            add(c.counts.games)
-        })?,
-        Part::Cells => walk_cells(
-            &bytes,
-            ALL_GAMES,
-            Some(matcher),
-            Body::Games,
-            compact,
-            |c| add(c.counts.games),
-        )?,
-    }
+    read_parts(src, &picked, |i, part, bytes| {
+        let code = dir[i].code;
+        let mut add = |n: u64| games = games.saturating_add(n);
+        match part {
+            Part::Rests => walk_rests(bytes, code, matcher, Body::Games, |_, t| {
+                add(t.counts.games)
+            }),
+            Part::Months => walk_months(bytes, code, matcher, Body::Games, compact, |c| {
+                add(c.counts.games)
+            }),
+            Part::Cells => walk_cells(bytes, code, Some(matcher), Body::Games, compact, |c| {
+                add(c.counts.games)
+            }),
+        }
+    })?;
     Ok(games)
 }
 
@@ -1340,8 +1533,8 @@ mod tests {
         }
     }
 
-    /// Many games in few rests and months, so that every part is written.
-    fn many_games() -> Vec<(u16, i64, GameFacts)> {
+    /// Many games (`n`) in few rests and months, so that every part is written.
+    fn many_games(n: i64) -> Vec<(u16, i64, GameFacts)> {
         let moves = [
             "h2e2".parse::<Move>().unwrap().to_u16(),
             "c3c4".parse::<Move>().unwrap().to_u16(),
@@ -1362,7 +1555,7 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (x >> 33) % n
         };
-        (0..600)
+        (0..n)
             .map(|i| {
                 let result = match next(4) {
                     0 => None,
@@ -1391,43 +1584,10 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn every_part_sums_like_the_cells_and_format_2_still_decodes() {
-        let games = many_games();
-        let mut b = Buckets::default();
-        b.add(games.clone());
-        let blob = b.encode();
-        let (dir, compact) = directory(&mut &blob[..]).unwrap();
-        assert!(compact);
-        assert!(dir
-            .iter()
-            .all(|p| !p.rests.is_empty() && !p.months.is_empty()));
-        assert_eq!(Buckets::decode(&blob).unwrap(), b);
-        // The same cells without their collapsed parts (as a position of few games writes
-        // them): every question must get the same answer from the cells alone.
-        let mut cells_only = Vec::new();
-        let mut dir_bytes = Vec::new();
-        varint::put(&mut dir_bytes, b.moves.len() as u64);
-        let mut body = Vec::new();
-        for (mv, cells) in &b.moves {
-            let start = body.len();
-            put_cells(&mut body, cells, *mv == END_OF_GAME, true);
-            varint::put(&mut dir_bytes, u64::from(*mv));
-            for n in [0, 0, body.len() - start] {
-                varint::put(&mut dir_bytes, n as u64);
-            }
-        }
-        varint::put(&mut cells_only, BUCKETS_FORMAT);
-        varint::put(&mut cells_only, dir_bytes.len() as u64);
-        cells_only.extend_from_slice(&dir_bytes);
-        cells_only.extend_from_slice(&body);
-        assert!(cells_only.len() < blob.len());
-        assert_eq!(Buckets::decode(&cells_only).unwrap(), b);
-        // Format 3 (every body in full) answers the same.
-        let full = b.encode_in(FORMAT_3);
-        assert_eq!(Buckets::decode(&full).unwrap(), b);
+    /// Filters of every kind: none, dates, ratings, speed and mode, all.
+    fn some_filters() -> [BucketFilter; 6] {
         let m = |s: &str| Some(s.parse().unwrap());
-        let filters = [
+        [
             BucketFilter::default(),
             BucketFilter {
                 since: m("2001-03"),
@@ -1452,7 +1612,47 @@ mod tests {
                 speeds: vec![Speed::Classical],
                 ..BucketFilter::default()
             },
-        ];
+        ]
+    }
+
+    #[test]
+    fn every_part_sums_like_the_cells_and_format_2_still_decodes() {
+        let games = many_games(600);
+        let mut b = Buckets::default();
+        b.add(games.clone());
+        let blob = b.encode();
+        let (dir, compact) = directory(&mut &blob[..]).unwrap();
+        assert!(compact);
+        assert!(dir
+            .iter()
+            .all(|p| !p.rests.is_empty() && !p.months.is_empty()));
+        // 600 games: no entry of every game, its questions sum the moves.
+        assert!(dir.iter().all(|p| p.code != ALL_GAMES));
+        assert_eq!(Buckets::decode(&blob).unwrap(), b);
+        // The same cells without their collapsed parts (as a position of few games writes
+        // them): every question must get the same answer from the cells alone.
+        let mut cells_only = Vec::new();
+        let mut dir_bytes = Vec::new();
+        varint::put(&mut dir_bytes, b.moves.len() as u64);
+        let mut body = Vec::new();
+        for (mv, cells) in &b.moves {
+            let start = body.len();
+            put_cells(&mut body, cells, *mv == END_OF_GAME, true);
+            varint::put(&mut dir_bytes, u64::from(*mv));
+            for n in [0, 0, body.len() - start] {
+                varint::put(&mut dir_bytes, n as u64);
+            }
+        }
+        varint::put(&mut cells_only, BUCKETS_FORMAT);
+        varint::put(&mut cells_only, dir_bytes.len() as u64);
+        cells_only.extend_from_slice(&dir_bytes);
+        cells_only.extend_from_slice(&body);
+        assert!(cells_only.len() < blob.len());
+        assert_eq!(Buckets::decode(&cells_only).unwrap(), b);
+        // Format 3 (every body in full) answers the same.
+        let full = b.encode_in(FORMAT_3);
+        assert_eq!(Buckets::decode(&full).unwrap(), b);
+        let filters = some_filters();
         for f in &filters {
             let matcher = f.matcher();
             let got = sum(&mut &blob[..], &matcher).unwrap();
@@ -1523,6 +1723,110 @@ mod tests {
             let _ = total(&mut &flipped[..], &filters[4].matcher());
             let _ = Buckets::decode(&flipped);
             flipped[i] ^= 0x55;
+        }
+    }
+
+    /// The history and the games of `games` that pass `matcher`, counted from the games.
+    fn counted(games: &[(u16, i64, GameFacts)], matcher: &Matcher) -> (u64, Vec<MonthCounts>) {
+        let mut history: Vec<MonthCounts> = Vec::new();
+        let mut n = 0;
+        for (_, _, g) in games.iter().filter(|g| matcher.passes(g.2.bucket)) {
+            n += 1;
+            let Some((year, month)) = calendar_month(g.month()) else {
+                continue;
+            };
+            let mut c = GameCounts::default();
+            c.add_game(g.result, g.ratings);
+            match history
+                .iter_mut()
+                .find(|h| (h.year, h.month) == (year, month))
+            {
+                Some(h) => h.add(&c),
+                None => {
+                    let mut h = MonthCounts {
+                        year,
+                        month,
+                        ..MonthCounts::default()
+                    };
+                    h.add(&c);
+                    history.push(h);
+                }
+            }
+        }
+        history.sort_by_key(|h| (h.year, h.month));
+        (n, history)
+    }
+
+    /// Format 5 keeps no cells for the entry of every game: its answers (the games through
+    /// the position, the history) are the moves' sums, or of a position of more than
+    /// `ALL_PARTS_FROM` games its own rests and months parts; they equal format 4's (the entry
+    /// in full) and a count of the games, and format 4 decodes to the same moves.
+    #[test]
+    fn format_5_sums_the_moves_as_format_4_its_entry_of_every_game() {
+        let filters = some_filters();
+        for n in [40, 600, 1500] {
+            let mut games = many_games(n);
+            if n > ALL_PARTS_FROM as i64 {
+                // Spread over 300 months from 2000: few games a bucket.
+                for (i, g) in games.iter_mut().enumerate() {
+                    let month = 1 + 2000 * 13 + (i as u32 % 300);
+                    g.2.bucket = month * PER_MONTH + g.2.bucket % PER_MONTH;
+                }
+            }
+            let mut b = Buckets::default();
+            b.add(games.clone());
+            assert!(b.moves.iter().all(|m| m.0 != ALL_GAMES));
+            let five = b.encode();
+            let four = b.encode_in(FORMAT_4);
+            assert!(five.len() < four.len(), "{n}");
+            assert_eq!(Buckets::decode(&five).unwrap(), b);
+            assert_eq!(Buckets::decode(&four).unwrap(), b);
+            let (dir, _) = directory(&mut &five[..]).unwrap();
+            let every = dir.iter().find(|p| p.code == ALL_GAMES);
+            if n > ALL_PARTS_FROM as i64 {
+                // Few games a bucket here: no cells.
+                let e = every.unwrap();
+                assert!(e.cells.is_empty() && !e.rests.is_empty() && !e.months.is_empty());
+            } else {
+                assert!(every.is_none(), "{n}");
+            }
+            let (dir4, _) = directory(&mut &four[..]).unwrap();
+            assert!(dir4
+                .iter()
+                .any(|p| p.code == ALL_GAMES && !p.cells.is_empty()));
+            for f in &filters {
+                let matcher = f.matcher();
+                let (passing, history) = counted(&games, &matcher);
+                let got = sum(&mut &five[..], &matcher).unwrap();
+                assert_eq!(got, sum(&mut &four[..], &matcher).unwrap(), "{n} {f:?}");
+                assert_eq!(got.history, history, "{n} {f:?}");
+                assert_eq!(
+                    got.rows.iter().map(|r| r.counts.games).sum::<u64>(),
+                    passing
+                );
+                assert_eq!(total(&mut &five[..], &matcher).unwrap(), passing, "{f:?}");
+                assert_eq!(total(&mut &four[..], &matcher).unwrap(), passing, "{f:?}");
+            }
+        }
+        // Many games a bucket (the same day for all): the entry keeps its cells.
+        let same: Vec<_> = many_games(3000)
+            .into_iter()
+            .map(|(mv, id, g)| (mv, id, GameFacts { day: 1, ..g }))
+            .collect();
+        let mut b = Buckets::default();
+        b.add(same.clone());
+        let five = b.encode();
+        let (dir, _) = directory(&mut &five[..]).unwrap();
+        assert!(dir
+            .iter()
+            .any(|p| p.code == ALL_GAMES && !p.cells.is_empty()));
+        assert_eq!(Buckets::decode(&five).unwrap(), b);
+        for f in &filters {
+            let matcher = f.matcher();
+            let (passing, history) = counted(&same, &matcher);
+            let got = sum(&mut &five[..], &matcher).unwrap();
+            assert_eq!(got.history, history, "{f:?}");
+            assert_eq!(total(&mut &five[..], &matcher).unwrap(), passing, "{f:?}");
         }
     }
 }

@@ -120,16 +120,33 @@ fn date_number(month: u32, day: u8) -> u64 {
 
 /// An item's rank as stored, and its date number when that is not its cell's.
 fn rank_of(it: &Item) -> (u64, Option<u64>) {
-    let flags = it.score >> 61;
-    let low = it.score & LOW_BITS;
+    score_rank(it.score, it.bucket / PER_MONTH, it.day)
+}
+
+/// A top score as a rank (see the module doc) of a game of month code `month` and day `day`,
+/// and its date number when that is not theirs.
+fn score_rank(score: u64, month: u32, day: u8) -> (u64, Option<u64>) {
+    let flags = score >> 61;
+    let low = score & LOW_BITS;
     let (rating, dn) = (low / RATING_UNIT, low % RATING_UNIT);
-    let odd = dn != date_number(it.bucket / PER_MONTH, it.day);
-    let rank = (((rating << 5 | u64::from(it.day)) << 2 | flags) << 1) | u64::from(odd);
+    let odd = dn != date_number(month, day);
+    let rank = (((rating << 5 | u64::from(day)) << 2 | flags) << 1) | u64::from(odd);
     (rank, odd.then_some(dn))
 }
 
+/// Appends a top score of a game of month code `month` as a rank (for a list that keeps no
+/// day: the day its date number gives, else 0); [`read_rank`] reads it back.
+pub(super) fn put_score(out: &mut Vec<u8>, score: u64, month: u32) {
+    let day = ((score & LOW_BITS) % RATING_UNIT % 100) as u8;
+    let (rank, dn) = score_rank(score, month, if day <= 31 { day } else { 0 });
+    varint::put(out, rank);
+    if let Some(dn) = dn {
+        varint::put(out, dn);
+    }
+}
+
 /// Reads a rank: the day and the top score.
-fn read_rank(r: &mut Reader<'_>, month: u32) -> Result<(u8, u64), StoreError> {
+pub(super) fn read_rank(r: &mut Reader<'_>, month: u32) -> Result<(u8, u64), StoreError> {
     let rank = r.u64()?;
     let odd = rank & 1 == 1;
     let flags = (rank >> 1) & 3;

@@ -336,6 +336,10 @@ fn busy_blobs(b: &BusyPosition, links: u64, games: u64) -> Result<(Summary, Buck
             first_game: c.first_game,
             endings,
         };
+        if c.mv == ALL_GAMES {
+            // Checked, not kept: the buckets hold the moves (format 5 sums them).
+            continue;
+        }
         match buckets.moves.last_mut() {
             Some((mv, cells)) if *mv == c.mv => cells.push(cell),
             _ => buckets.moves.push((c.mv, vec![cell])),

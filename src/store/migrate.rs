@@ -9,7 +9,7 @@ use super::{
     model::{PositionKey, StoredGame},
     players::Players,
     sql,
-    summary::Facts,
+    summary::{Facts, Summary},
     write::Counted,
     Store, StoreError, DEFAULT_MAX_PLY,
 };
@@ -103,6 +103,13 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         name: "013_fen_starts",
         sql: include_str!("../../schema/013_fen_starts.sql"),
         then: None,
+    },
+    Migration {
+        name: "014_buckets_5",
+        sql: include_str!("../../schema/014_buckets_5.sql"),
+        // Buckets format 4 decodes to the same moves' cells, summary format 3 to the same
+        // summary; they are written in formats 5 and 4.
+        then: Some(Store::reencode_busy),
     },
 ];
 
@@ -219,6 +226,31 @@ impl Store {
             self.conn
                 .prepare_cached(sql::UPDATE_BUSY_BUCKETS)?
                 .execute(rusqlite::params![rowid, buckets.encode()])?;
+        }
+        Ok(())
+    }
+
+    /// Rewrites every busy position's summary and buckets in the current formats from what
+    /// they hold (a migration's Rust step, in the caller's transaction; nothing is counted
+    /// again).
+    fn reencode_busy(&self) -> Result<(), StoreError> {
+        for rowid in self.busy_keys()? {
+            let key = PositionKey::from_rowid(rowid);
+            let blobs: (Option<Vec<u8>>, Option<Vec<u8>>) = self
+                .conn
+                .prepare_cached(sql::BUSY_SUMMARY_BUCKETS)?
+                .query_row([rowid], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            let (Some(summary), Some(buckets)) = blobs else {
+                return Err(StoreError::Corrupt(format!(
+                    "position {key} is marked busy but has no summary or no buckets"
+                )));
+            };
+            let at = |e| super::read::at_position(key, e);
+            let summary = Summary::decode(&summary).map_err(at)?;
+            let buckets = Buckets::decode(&buckets).map_err(at)?;
+            self.conn
+                .prepare_cached(sql::UPDATE_BUSY_BLOBS)?
+                .execute(rusqlite::params![rowid, summary.encode(), buckets.encode()])?;
         }
         Ok(())
     }

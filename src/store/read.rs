@@ -7,7 +7,7 @@ use rusqlite::{OptionalExtension, Row};
 use super::{
     buckets::{self, Source as BlobSource},
     codec::{result_from_code, stored_line, variant_code, variant_from_code},
-    filter::{calendar_month, year_of, BucketFilter, Matcher, PER_MONTH},
+    filter::{year_of, BucketFilter, Matcher, PER_MONTH},
     game_facts::GameFacts,
     links::{decode_links, move_code, move_from_code, Link},
     lists::{Item, LISTS_FROM},
@@ -1212,26 +1212,9 @@ pub(super) fn add_counted(
 
 /// Counts a game into a history kept by month (games without a calendar month are left out).
 pub(super) fn add_history(history: &mut Vec<MonthCounts>, g: &GameFacts) {
-    let Some((year, month)) = calendar_month(g.month()) else {
-        return;
-    };
-    let i = match history.binary_search_by_key(&(year, month), |h| (h.year, h.month)) {
-        Ok(i) => i,
-        Err(i) => {
-            history.insert(
-                i,
-                MonthCounts {
-                    year,
-                    month,
-                    ..MonthCounts::default()
-                },
-            );
-            i
-        }
-    };
     let mut c = GameCounts::default();
     c.add_game(g.result, g.ratings);
-    history[i].add(&c);
+    buckets::add_to_history(history, g.month(), &c);
 }
 
 /// The best `n` of some games ([`GameThrough::top_key`]).

@@ -7,15 +7,15 @@
 //! game — keeps nothing else: its statistics are counted from those few games when asked. A
 //! busier one has a [`Summary`] too.
 //!
-//! Frozen layout (format 3; any change is a new format number; format 2 is rebuilt by the
-//! migration of schema 7):
+//! Frozen layout (format 4; any change is a new format number; format 2 is rebuilt by the
+//! migration of schema 7, format 3 re-encoded by that of schema 14):
 //!
 //! ```text
-//! summary  = varint 3 (format)
+//! summary  = varint 4 (format)
 //!            varint n, then n × move row, by move code
 //!            varint n, then n × (string label, varint games), by label
-//!            varint n, then n × (varint top score, varint game id, varint move code,
-//!                                varint bucket), best first
+//!            varint n, then n × (varint bucket, rank, varint game id, varint move code),
+//!                                best first
 //!            varint n, then n × (varint game id, varint move code, varint bucket,
 //!                                varint day), latest first (by month code, day, id)
 //!            varint n, then n × (varint month code − previous, the first from 0,
@@ -27,7 +27,14 @@
 //!            varint year_sum, varint dated,
 //!            varint k, then k × (varint termination code, varint games), by code
 //! string   = varint byte length, UTF-8 bytes (empty = none)
+//! rank     = the top score as `position_lists` writes it (`lists`): varint ((((rating ×
+//!            32 + day) × 4 + names and result) × 2 + odd), then if odd varint date number,
+//!            where day = the date number's day (0 when above 31) and odd = the date number
+//!            is not `YYYYMMDD` of the bucket's month and that day
 //! ```
+//!
+//! Format 3 was format 4 with each best game as (varint top score, varint game id, varint
+//! move code, varint bucket): the score took 9 bytes (2^62 for a known result), the rank 3.
 //!
 //! The bucket of a kept game (see `filter`) lets a filtered question pick the kept games that
 //! pass without reading them.
@@ -36,6 +43,7 @@ use super::{
     filter::{calendar_month, year_of, PER_MONTH},
     game_facts::GameFacts,
     links::{move_code, move_from_code, Link},
+    lists,
     model::{is_real_name, top_score_of, MonthCounts, MoveRow, OpeningRow, Played, ENDINGS},
     varint::{self, Reader},
     StoreError,
@@ -202,7 +210,9 @@ pub(super) struct Summary {
     pub history: Vec<MonthCounts>,
 }
 
-const SUMMARY_FORMAT: u64 = 3;
+const SUMMARY_FORMAT: u64 = 4;
+/// Format 3: the best games' top scores in full (re-encoded by schema 14).
+const FORMAT_3: u64 = 3;
 
 impl Summary {
     /// Counts one game that played `mv` here (`f`: what the buckets keep of it).
@@ -273,10 +283,15 @@ impl Summary {
         Ok(())
     }
 
-    /// The blob stored in `positions.summary`.
+    /// The blob stored in `positions.summary` (format 4).
     pub(super) fn encode(&self) -> Vec<u8> {
+        self.encode_in(SUMMARY_FORMAT)
+    }
+
+    /// The blob in format 4, or in format 3 (what the schemas before 14 wrote).
+    fn encode_in(&self, format: u64) -> Vec<u8> {
         let mut out = Vec::with_capacity(64 + self.moves.len() * 24 + self.top.len() * 8);
-        varint::put(&mut out, SUMMARY_FORMAT);
+        varint::put(&mut out, format);
         varint::put(&mut out, self.moves.len() as u64);
         for m in &self.moves {
             varint::put(&mut out, u64::from(move_code(m.mv)));
@@ -302,10 +317,17 @@ impl Summary {
         }
         varint::put(&mut out, self.top.len() as u64);
         for b in &self.top {
-            varint::put(&mut out, b.score);
+            if format == FORMAT_3 {
+                varint::put(&mut out, b.score);
+                varint::put(&mut out, b.link.game.unsigned_abs());
+                varint::put(&mut out, u64::from(b.link.mv));
+                varint::put(&mut out, u64::from(b.bucket));
+                continue;
+            }
+            varint::put(&mut out, u64::from(b.bucket));
+            lists::put_score(&mut out, b.score, b.bucket / PER_MONTH);
             varint::put(&mut out, b.link.game.unsigned_abs());
             varint::put(&mut out, u64::from(b.link.mv));
-            varint::put(&mut out, u64::from(b.bucket));
         }
         varint::put(&mut out, self.recent.len() as u64);
         for r in &self.recent {
@@ -329,7 +351,7 @@ impl Summary {
 
     /// The inverse of [`Summary::encode`].
     pub(super) fn decode(bytes: &[u8]) -> Result<Summary, StoreError> {
-        let mut r = reader(bytes)?;
+        let (mut r, format) = reader(bytes)?;
         let n: usize = r.int()?;
         let mut moves = Vec::with_capacity(n.min(1024));
         for _ in 0..n {
@@ -347,13 +369,26 @@ impl Summary {
         let n: usize = r.int()?;
         let mut top = Vec::with_capacity(n.min(TOP_KEPT));
         for _ in 0..n {
-            top.push(Best {
-                score: r.u64()?,
-                link: Link {
-                    game: r.int()?,
-                    mv: r.int()?,
-                },
-                bucket: r.int()?,
+            top.push(if format == FORMAT_3 {
+                Best {
+                    score: r.u64()?,
+                    link: Link {
+                        game: r.int()?,
+                        mv: r.int()?,
+                    },
+                    bucket: r.int()?,
+                }
+            } else {
+                let bucket: u32 = r.int()?;
+                let (_, score) = lists::read_rank(&mut r, bucket / PER_MONTH)?;
+                Best {
+                    score,
+                    link: Link {
+                        game: r.int()?,
+                        mv: r.int()?,
+                    },
+                    bucket,
+                }
             });
         }
         let n: usize = r.int()?;
@@ -402,16 +437,17 @@ impl Summary {
     }
 }
 
-/// A reader of a summary blob past its format number, which must be this build's.
-fn reader(bytes: &[u8]) -> Result<Reader<'_>, StoreError> {
+/// A reader of a summary blob past its format number, which must be this build's or format
+/// 3 (read for the migration of schema 14), and that number.
+fn reader(bytes: &[u8]) -> Result<(Reader<'_>, u64), StoreError> {
     let mut r = Reader::new(bytes, "summary");
     let format = r.u64()?;
-    if format != SUMMARY_FORMAT {
+    if format != SUMMARY_FORMAT && format != FORMAT_3 {
         return Err(StoreError::Corrupt(format!(
             "summary blob: unknown format {format}"
         )));
     }
-    Ok(r)
+    Ok((r, format))
 }
 
 impl Summary {
@@ -535,7 +571,7 @@ fn read_move_row(r: &mut Reader<'_>) -> Result<MoveRow, StoreError> {
 /// The games of a summary blob (every move row's, the games that ended here included), read
 /// from its move rows alone.
 pub(super) fn games(bytes: &[u8]) -> Result<u64, StoreError> {
-    let mut r = reader(bytes)?;
+    let (mut r, _) = reader(bytes)?;
     let n: usize = r.int()?;
     let mut games: u64 = 0;
     for _ in 0..n {
@@ -625,6 +661,37 @@ mod tests {
         assert_eq!(s.top[9].link.mv, END_OF_GAME);
         let back = Summary::decode(&s.encode()).unwrap();
         assert_eq!(back, s);
+        // Scores whose date number is not their bucket's month and day (no date, a day above
+        // 31, another month), the highest rating a score holds, unknown results: each rank
+        // reads back to its score.
+        let month = |y: u32, m: u32| (1 + y * 13 + m) * PER_MONTH + 7;
+        let odd = [
+            (0u64, 0, 0, 0),
+            (3, 2100, 19991231, month(2005, 3)),
+            (2, 99_999, 20010099, month(2001, 0)),
+            (1, 1500, 20010000, month(2001, 0)),
+            (0, 0, 20200615, month(2020, 6)),
+            (3, 2400, 20200615, 0),
+        ];
+        for (i, &(flags, rating, dn, bucket)) in odd.iter().enumerate() {
+            s.top[i] = Best {
+                score: flags << 61 | (rating * 100_000_000 + dn),
+                bucket,
+                ..s.top[i]
+            };
+        }
+        let four = s.encode();
+        assert_eq!(Summary::decode(&four).unwrap(), s);
+        // Format 3 (the scores in full) reads to the same summary, in more bytes.
+        let three = s.encode_in(FORMAT_3);
+        assert_eq!(three[0], 3);
+        assert_eq!(Summary::decode(&three).unwrap(), s);
+        assert!(
+            four.len() + 5 * TOP_KEPT < three.len(),
+            "{} {}",
+            four.len(),
+            three.len()
+        );
         let mut bad = s.encode();
         bad.push(0);
         assert!(Summary::decode(&bad).is_err());

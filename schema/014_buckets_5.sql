@@ -1,0 +1,9 @@
+-- qipu database, schema version 14: smaller blobs of busy positions. Buckets format 5: the
+-- entry of every game (move code 65534) only in a position of more than 1,000 games, with its
+-- cells only when the moves hold more than 3/2 as many: each game through the position is in
+-- exactly one move's cells (or in those of the games that ended there, 65535), so "games
+-- through the position" and its history under a filter are sums over the moves' parts.
+-- Summary format 4: the kept best games' top scores as ranks (3 bytes instead of 9). No table
+-- changes: the Rust step of src/store/migrate.rs re-encodes every busy position's summary and
+-- buckets (summary format 3 and buckets format 4 decode to the same values), in the same
+-- transaction; nothing is counted again.
