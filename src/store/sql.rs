@@ -131,6 +131,9 @@ pub(super) const META_GET: &str = "SELECT value FROM meta WHERE name = ?1";
 pub(super) const META_SET: &str =
     "INSERT INTO meta (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING";
 
+/// SQLite's default `wal_autocheckpoint`: a commit that takes the WAL past this many pages
+/// checkpoints it.
+pub(super) const AUTO_CHECKPOINT_PAGES: i64 = 1000;
 /// Empties the `WAL` into the main file.
 pub(super) const CHECKPOINT: &str = "PRAGMA wal_checkpoint(TRUNCATE)";
 /// The schema version.
