@@ -591,6 +591,51 @@ fn small_batches_merge_to_what_one_batch_writes() {
     assert!(busy > 5, "{busy} busy positions");
 }
 
+/// Given the input's size, a batch that could go for the time waits when the rest of the
+/// input is small and goes last; only the size caps cut it. Without it, batches go whenever
+/// the writer is idle. Both store the same.
+#[test]
+fn a_batch_waits_for_a_small_rest_of_the_input_and_goes_last() {
+    let games = generate(Variant::Xiangqi, 300, 29);
+    let run = |input_bytes: Option<u64>, batch_games: usize| {
+        let mut store = Store::open_in_memory().unwrap();
+        let opts = ImportOptions {
+            max_ply: 0,
+            batch_games,
+            chunk_games: 5,
+            batch_time: std::time::Duration::ZERO,
+            input_bytes,
+            ..ImportOptions::default()
+        };
+        let report = import(&mut store, inputs(&games).into_iter(), &opts, |_| {}).unwrap();
+        let cuts: Vec<(usize, &str)> = report.batches.iter().map(|b| (b.games, b.why)).collect();
+        assert_eq!(cuts.iter().map(|c| c.0).sum::<usize>(), 300, "{cuts:?}");
+        for b in &report.batches {
+            assert!(b.began >= b.sent, "{b:?}");
+        }
+        (cuts, dump_positions(&store))
+    };
+    // Games handed over one by one come in no chunk: 0 bytes read of 0 leave 0 to read,
+    // never more than twice a batch, so every batch waits for the end of the input.
+    let (cuts, waited) = run(Some(0), 1_000_000);
+    assert_eq!(cuts, [(300, "last")]);
+    let (cuts, capped) = run(Some(0), 64);
+    assert_eq!(
+        cuts,
+        [
+            (64, "full"),
+            (64, "full"),
+            (64, "full"),
+            (64, "full"),
+            (44, "last")
+        ]
+    );
+    // No size: the first game goes at once to the idle writer.
+    let (cuts, eager) = run(None, 1_000_000);
+    assert!(cuts.len() >= 2 && cuts[0] == (1, "time"), "{cuts:?}");
+    assert!(waited == capped && waited == eager);
+}
+
 #[test]
 fn stored_games_stream_back_exactly() {
     let games = generate(Variant::Janggi, 50, 13);

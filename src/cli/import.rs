@@ -42,6 +42,9 @@ pub struct ImportArgs {
     /// A transaction ends when its games hold about this many bytes of memory.
     #[arg(long, default_value_t = ImportOptions::default().batch_bytes, hide = true)]
     batch_bytes: usize,
+    /// Print each batch's timings to standard error at the end.
+    #[arg(long, hide = true)]
+    timings: bool,
     /// A transaction also ends after this many milliseconds.
     #[arg(long, default_value_t = ImportOptions::default().batch_time.as_millis() as u64, hide = true)]
     batch_ms: u64,
@@ -50,6 +53,25 @@ pub struct ImportArgs {
 /// The chunks of every path, in order.
 fn read_inputs(paths: Vec<PathBuf>) -> impl Iterator<Item = Chunk> + Send {
     paths.into_iter().flat_map(|p| chunks(&p))
+}
+
+/// The input's size for the pipeline's last batch ([`ImportOptions::input_bytes`]): the
+/// sizes of the files, folders walked; unknown when a zip is among them (its members read
+/// to more than its size) or a size cannot be read.
+fn input_bytes(paths: &[PathBuf]) -> Option<u64> {
+    fn walk(p: &std::path::Path) -> Option<u64> {
+        let meta = std::fs::metadata(p).ok()?;
+        if meta.is_dir() {
+            let mut sum = 0;
+            for entry in std::fs::read_dir(p).ok()? {
+                sum += walk(&entry.ok()?.path())?;
+            }
+            return Some(sum);
+        }
+        let zip = p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+        (!zip).then_some(meta.len())
+    }
+    paths.iter().map(|p| walk(p)).sum()
 }
 
 /// Peak resident memory of this process in bytes (Linux `VmHWM`), if known.
@@ -138,6 +160,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
         batch_games: args.batch_games,
         batch_bytes: args.batch_bytes,
         batch_time: Duration::from_millis(args.batch_ms),
+        input_bytes: input_bytes(&args.paths),
         ..ImportOptions::default()
     };
     let started = Instant::now();
@@ -162,6 +185,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
     })?;
     // Every game is committed by now: a checkpoint that fails (disk full) leaves them in the
     // WAL, where the next open of the database finds them.
+    let checkpointing = Instant::now();
     let checkpoint = store.checkpoint().err().map(|e| {
         format!(
             "all games are committed, but the final checkpoint failed ({e}): {} keeps them in {}-wal until the next open",
@@ -169,6 +193,9 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
             args.db.display()
         )
     });
+    if args.timings {
+        print_timings(&report, checkpointing.elapsed());
+    }
     let run = RunSummary {
         games_read: report.games_read,
         files: Some(report.files),
@@ -194,6 +221,33 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
         eprintln!("qipu import: {warning}");
     }
     Ok(code)
+}
+
+/// `--timings`: one line per batch (seconds since the import began), then the final
+/// checkpoint's.
+fn print_timings(report: &ImportReport, checkpoint: Duration) {
+    let s = |d: Duration| d.as_secs_f64();
+    for (i, b) in report.batches.iter().enumerate() {
+        let t = &b.timings;
+        eprintln!(
+            "batch {i}: {} games, {} MB of input, sent at {:.2} ({}), written {:.2} to {:.2}: \
+             plan {:.2}, insert {:.2}, ranges {:.2}, busy {:.2}, players {:.2}, copies {:.2}, commit {:.2}",
+            b.games,
+            b.input_bytes >> 20,
+            s(b.sent),
+            b.why,
+            s(b.began),
+            s(b.began + b.took),
+            s(t.plan),
+            s(t.insert),
+            s(t.ranges),
+            s(t.busy),
+            s(t.players),
+            s(t.copies),
+            s(t.commit)
+        );
+    }
+    eprintln!("final checkpoint: {:.2}", s(checkpoint));
 }
 
 /// How an import-like run (`qipu import`, `qipu emit`) went, for [`RunSummary::finish`].

@@ -68,6 +68,28 @@ pub fn decode_text(bytes: &[u8]) -> Decoded {
     decode_with(bytes, true)
 }
 
+/// [`decode_text`] of bytes the caller gives up: UTF-8 without a mark, NUL or `0x1A` (a
+/// big PGN file, say) becomes the text without a copy.
+///
+/// ```
+/// use qipu::formats::decode::{decode_text, decode_text_owned};
+/// for bytes in [&b"1. h2e2 *"[..], b"\xef\xbb\xbf1. h2e2\x1a", &[0xc5, 0xda, 0xb6, 0xfe]] {
+///     assert_eq!(decode_text_owned(bytes.to_vec()), decode_text(bytes));
+/// }
+/// ```
+pub fn decode_text_owned(bytes: Vec<u8>) -> Decoded {
+    let plain = !bytes.starts_with(b"\xef\xbb\xbf") && memchr::memchr2(0x1a, 0, &bytes).is_none();
+    match String::from_utf8(bytes) {
+        Ok(text) if plain => Decoded {
+            text,
+            encoding: TextEncoding::Utf8,
+            malformed: 0,
+        },
+        Ok(text) => decode_text(text.as_bytes()),
+        Err(e) => decode_text(e.as_bytes()),
+    }
+}
+
 /// [`decode_text`] without its shortcut: a legacy-encoded text is always decoded three ways
 /// and scored (the shortcut must agree with this on every text it accepts).
 pub fn decode_text_thorough(bytes: &[u8]) -> Decoded {

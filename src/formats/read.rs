@@ -14,7 +14,7 @@ use std::{
 };
 
 use super::{
-    decode::{decode_text, Decoded},
+    decode::{decode_text, decode_text_owned, Decoded},
     dump, eglib,
     error::{ErrorKind, GameError},
     game::{Game, Source},
@@ -273,8 +273,7 @@ pub const MAX_RECORD_BYTES: usize = 256 << 20;
 
 fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut Vec<Chunk>) {
     if bytes.len() > 2 * PGN_CHUNK_BYTES && !binary {
-        let text = Arc::new(decode_text(&bytes));
-        drop(bytes);
+        let text = Arc::new(decode_text_owned(bytes));
         if !pgn::looks_like_pgn(&text.text) || is_special_text(&text.text) {
             if text.text.len() > MAX_RECORD_BYTES {
                 return out.push(failed(file_error(

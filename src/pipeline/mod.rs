@@ -9,7 +9,17 @@
 //! passed since the last one and the writer is idle (so that a killed import keeps what it
 //! did until seconds before, or until the last write's duration before when writes are
 //! slower than that; a batch waiting for a busy writer keeps growing instead of queueing:
-//! see `run`).
+//! see `run`). When the caller gives the input's size ([`ImportOptions::input_bytes`]) and
+//! what is left to read is no more than twice the batch being gathered, that batch waits for
+//! the rest and is the last: one more batch would cost a rewrite of about every range row
+//! for few games, with the workers idle (see `last_batch_waits`).
+//!
+//! SQLite's automatic checkpoints are off while the pipeline runs (each would copy about the
+//! whole database from the WAL into the file again, inside a commit): the WAL keeps every
+//! batch's pages, and the caller checkpoints once at the end ([`Store::checkpoint`]; else
+//! SQLite does when the last connection closes, or a later commit once they are back on).
+//! Commits stay atomic, so a killed import still leaves a consistent database: its commits
+//! are in the WAL, where every reader finds them.
 //!
 //! ```
 //! use qipu::formats::{Game, MoveNode, Source};
@@ -39,7 +49,7 @@ use rayon::prelude::*;
 
 use crate::{
     formats::{Chunk, Game, GameError, GameNumbers},
-    store::{BatchOutcome, GameRecord, Store, StoreError},
+    store::{BatchOutcome, BatchTimings, GameRecord, Store, StoreError},
 };
 
 /// Bytes of input per chunk of work handed to the workers.
@@ -62,6 +72,10 @@ pub struct ImportOptions {
     /// A transaction also ends when this long has passed since the previous one began and
     /// the writer has finished the previous one (a busy writer's next batch keeps growing).
     pub batch_time: Duration,
+    /// The input's size in bytes, if known (the files' sizes): the sum of the chunks' sizes
+    /// ([`Chunk::size`]) is compared with it to see how much is left to read. A wrong size
+    /// only changes where batches are cut.
+    pub input_bytes: Option<u64>,
 }
 
 impl Default for ImportOptions {
@@ -72,6 +86,7 @@ impl Default for ImportOptions {
             batch_bytes: 1 << 30,
             chunk_games: 1_000,
             batch_time: Duration::from_secs(2),
+            input_bytes: None,
         }
     }
 }
@@ -112,6 +127,40 @@ pub struct ImportReport {
     pub rejected: u64,
     /// Every error: rejected games and unreadable files (`game == None`).
     pub errors: Vec<GameError>,
+    /// Each batch written, in order.
+    pub batches: Vec<BatchLog>,
+}
+
+/// One batch of an import, for `qipu import --timings`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BatchLog {
+    /// Records in it (games read and replayed).
+    pub games: usize,
+    /// Bytes of input its games came from (chunks seen while it was gathered).
+    pub input_bytes: u64,
+    /// Why it was sent: `full` (games or bytes), `time`, or `last` (the end of the input).
+    pub why: &'static str,
+    /// When it was sent, since the import began.
+    pub sent: Duration,
+    /// When the writer began it, since the import began.
+    pub began: Duration,
+    /// How long it took to write.
+    pub took: Duration,
+    /// Where that time went.
+    pub timings: BatchTimings,
+}
+
+/// Whether a batch that could go now for the time waits for the rest of the input instead
+/// and goes last: when what is left to read (the input's size less the bytes read so far)
+/// is no more than twice the batch's own input. The batch was read while the one before was
+/// written, on the core the writer left; with both cores the rest is read in about the time
+/// that write took. Sent now, the rest would be a batch of its own, whose write costs at
+/// least as long (a rewrite of about every range row and busy position, the database being
+/// bigger) while the readers sit idle. Unknown, or read past the given size: no wait.
+fn last_batch_waits(input_bytes: Option<u64>, read: u64, batch: u64) -> bool {
+    input_bytes
+        .and_then(|total| total.checked_sub(read))
+        .is_some_and(|rest| rest <= batch.saturating_mul(2))
 }
 
 /// A unit of work: a chunk of a file, or a game already read.
@@ -212,12 +261,31 @@ where
     I: Iterator<Item = Unit> + Send,
 {
     store.fix_max_ply(opts.max_ply)?;
+    store.auto_checkpoint(false)?;
+    let ran = run_pipeline(store, units, opts, &mut progress);
+    let restored = store.auto_checkpoint(true);
+    let report = ran?;
+    restored?;
+    Ok(report)
+}
+
+fn run_pipeline<I>(
+    store: &mut Store,
+    units: I,
+    opts: &ImportOptions,
+    progress: &mut impl FnMut(&Progress),
+) -> Result<ImportReport, StoreError>
+where
+    I: Iterator<Item = Unit> + Send,
+{
+    let began = Instant::now();
     let chunk_games = opts.chunk_games.max(1);
     let batch_games = opts.batch_games.max(1);
     let max_ply = opts.max_ply;
     let mut report = ImportReport::default();
     let mut files: HashSet<String> = HashSet::new();
     let mut counters = Progress::default();
+    let mut batches = Vec::new();
 
     thread::scope(|s| -> Result<(), StoreError> {
         let (chunk_tx, chunk_rx) = mpsc::sync_channel::<Vec<Unit>>(4);
@@ -252,33 +320,41 @@ where
         });
         // The database writer runs beside the collector below, so that the workers go on
         // reading the next batch while one is written.
-        let (batch_tx, batch_rx) = mpsc::sync_channel::<Vec<GameRecord>>(1);
-        let (done_tx, done_rx) = mpsc::channel::<BatchOutcome>();
+        let (batch_tx, batch_rx) = mpsc::sync_channel::<(Vec<GameRecord>, BatchLog)>(1);
+        let (done_tx, done_rx) = mpsc::channel::<(BatchOutcome, BatchLog)>();
         let writer = s.spawn(move || -> Result<(), StoreError> {
-            for batch in batch_rx {
+            for (batch, mut log) in batch_rx {
+                log.began = began.elapsed();
                 let out = store.write_batch(&batch)?;
+                log.took = began.elapsed() - log.began;
+                log.timings = out.timings;
                 drop(batch);
-                if done_tx.send(out).is_err() {
+                if done_tx.send((out, log)).is_err() {
                     break;
                 }
             }
             Ok(())
         });
-        let add = |counters: &mut Progress, out: BatchOutcome| {
+        let mut add = |counters: &mut Progress, (out, log): (BatchOutcome, BatchLog)| {
             counters.imported += out.imported;
             counters.duplicates += out.duplicates;
             counters.merged += out.merged;
+            batches.push(log);
         };
         let mut numbers = GameNumbers::default();
         let mut batch: Vec<GameRecord> = Vec::new();
         let mut batch_bytes = 0;
         let mut batch_started = Instant::now();
+        // Bytes of input read, and of the batch being gathered.
+        let (mut input_read, mut batch_input) = (0u64, 0u64);
         // Batches sent and not yet reported written.
         let mut in_flight = 0usize;
         'read: for prepared in prep_rx {
             for (chunk, mut items) in prepared {
                 if let Some(p) = &chunk {
                     numbers.place(p, &mut items);
+                    input_read += p.size() as u64;
+                    batch_input += p.size() as u64;
                 }
                 for item in items {
                     match item {
@@ -311,16 +387,23 @@ where
                 // bigger as writing them gets slower (a batch rewrites every range row it
                 // touches, about all of them once the database is big): the writer's cost
                 // per game stays bounded instead of growing with the database.
-                if batch.len() >= batch_games
-                    || batch_bytes >= opts.batch_bytes
-                    || (!batch.is_empty()
-                        && in_flight == 0
-                        && batch_started.elapsed() >= opts.batch_time)
-                {
-                    batch_bytes = 0;
+                let full = batch.len() >= batch_games || batch_bytes >= opts.batch_bytes;
+                let timed = !batch.is_empty()
+                    && in_flight == 0
+                    && batch_started.elapsed() >= opts.batch_time
+                    && !last_batch_waits(opts.input_bytes, input_read, batch_input);
+                if full || timed {
+                    let log = BatchLog {
+                        games: batch.len(),
+                        input_bytes: batch_input,
+                        why: if full { "full" } else { "time" },
+                        sent: began.elapsed(),
+                        ..BatchLog::default()
+                    };
+                    (batch_bytes, batch_input) = (0, 0);
                     batch_started = Instant::now();
                     in_flight += 1;
-                    if batch_tx.send(std::mem::take(&mut batch)).is_err() {
+                    if batch_tx.send((std::mem::take(&mut batch), log)).is_err() {
                         break 'read; // the writer failed: its error is returned below
                     }
                 }
@@ -328,7 +411,14 @@ where
             progress(&counters);
         }
         if !batch.is_empty() {
-            let _ = batch_tx.send(batch);
+            let log = BatchLog {
+                games: batch.len(),
+                input_bytes: batch_input,
+                why: "last",
+                sent: began.elapsed(),
+                ..BatchLog::default()
+            };
+            let _ = batch_tx.send((batch, log));
         }
         drop(batch_tx);
         let written = writer
@@ -340,6 +430,7 @@ where
         progress(&counters);
         written
     })?;
+    report.batches = batches;
 
     report.files = files.len() as u64;
     report.games_read = counters.games_read;
@@ -348,4 +439,23 @@ where
     report.merged = counters.merged;
     report.rejected = counters.rejected;
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_batch_waits;
+
+    #[test]
+    fn a_batch_waits_for_a_rest_no_bigger_than_itself() {
+        // 1,000 bytes of input, the batch gathered holds 200 of those read.
+        assert!(last_batch_waits(Some(1000), 700, 200)); // 300 left
+        assert!(last_batch_waits(Some(1000), 600, 200)); // 400 left: twice the batch
+        assert!(!last_batch_waits(Some(1000), 599, 200)); // 401 left
+        assert!(last_batch_waits(Some(1000), 1000, 1)); // all read
+        assert!(!last_batch_waits(Some(u64::MAX), 0, u64::MAX / 2));
+        assert!(last_batch_waits(Some(u64::MAX), 0, u64::MAX)); // 2 × saturates
+                                                                // Read past the given size (a wrong size), or no size: batches go as usual.
+        assert!(!last_batch_waits(Some(1000), 1001, 200));
+        assert!(!last_batch_waits(None, 700, 200));
+    }
 }

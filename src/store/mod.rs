@@ -69,7 +69,7 @@ pub use model::{
 };
 pub use read::GamesIter;
 pub use summary::{LIST_MAX, TOP_KEPT};
-pub use write::BatchOutcome;
+pub use write::{BatchOutcome, BatchTimings};
 
 /// Default depth limit: 40 plies (20 moves each) covers the opening and early middlegame. A
 /// database records the limit it was built with ([`Store::max_ply`]); the import and the
@@ -338,6 +338,20 @@ impl Store {
         self.conn.query_row(sql::CHECKPOINT, [], |_| Ok(()))?;
         // No `PRAGMA optimize`: every query goes by rowid, and its statistics tables would
         // take two pages.
+        Ok(())
+    }
+
+    /// Turns SQLite's automatic checkpoints off (`false`: the WAL keeps every commit until
+    /// [`Store::checkpoint`], the next open, or until they are turned on again) or back on
+    /// (`true`: SQLite's default, a checkpoint by the commit that takes the WAL past 1,000
+    /// pages). The import turns them off while it runs: each would copy about the whole
+    /// database from the WAL into the file, inside a commit. Commits stay atomic either way.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn auto_checkpoint(&self, on: bool) -> Result<(), StoreError> {
+        let pages = if on { sql::AUTO_CHECKPOINT_PAGES } else { 0 };
+        self.conn.pragma_update(None, "wal_autocheckpoint", pages)?;
         Ok(())
     }
 

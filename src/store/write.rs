@@ -1,6 +1,10 @@
 //! Writing import batches: games and their statistics in one transaction.
 
-use std::{borrow::Cow, collections::HashMap};
+use std::{
+    borrow::Cow,
+    collections::HashMap,
+    time::{Duration, Instant},
+};
 
 use rayon::prelude::*;
 use rusqlite::{OptionalExtension, Transaction, TransactionBehavior};
@@ -41,6 +45,28 @@ pub struct BatchOutcome {
     /// Busy positions counted again from all their games, a richer copy's delta not being
     /// exact there (see `Summary::replace`): a measure of the copies' cost.
     pub copy_recounts: u64,
+    /// Where the batch's time went.
+    pub timings: BatchTimings,
+}
+
+/// How long each step of a batch took (wall time of the writing thread), for `qipu import
+/// --timings`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchTimings {
+    /// Sorting the batch's records out against the stored games (`store::copies`).
+    pub plan: Duration,
+    /// Inserting the new games and their facts.
+    pub insert: Duration,
+    /// Merging the touched range rows (read, merge, write) and promoting new busy positions.
+    pub ranges: Duration,
+    /// Merging the touched busy positions' rows and lists.
+    pub busy: Duration,
+    /// The player index.
+    pub players: Duration,
+    /// Richer copies taking over stored games.
+    pub copies: Duration,
+    /// The commit (writing the WAL, and a checkpoint when SQLite runs one).
+    pub commit: Duration,
 }
 
 /// A new game's share of the position statistics.
@@ -104,13 +130,24 @@ impl Store {
         let mut players = Vec::with_capacity(records.len());
         // Paths this batch added, and whether a new game was stored from them.
         let mut added: HashMap<i64, (&str, bool)> = HashMap::new();
+        let mut clock = Clock::start();
         let marks = copies::plan(&tx, records)?;
+        out.timings.plan = clock.lap();
+        // The new games' moves blobs, encoded on all cores before the serial inserts.
+        let blobs: Vec<Option<Vec<u8>>> = marks
+            .par_iter()
+            .map(|mark| {
+                let r = &records[mark.record];
+                (mark.fate == Fate::New)
+                    .then(|| stored_blob(r.variant, r.start_fen.as_deref(), &r.moves))
+            })
+            .collect();
         let mut richer = Vec::new();
         {
             let mut insert = tx.prepare_cached(sql::INSERT_GAME)?;
             let mut insert_source = tx.prepare_cached(sql::INSERT_SOURCE)?;
             let mut insert_facts = tx.prepare_cached(sql::INSERT_GAME_FACTS)?;
-            for mark in &marks {
+            for (mark, blob) in marks.iter().zip(blobs) {
                 let r = &records[mark.record];
                 let source = match sources.get(&r.source.file) {
                     Some(&id) => id,
@@ -162,7 +199,7 @@ impl Store {
                     t.second_formation,
                     r.start_fen,
                     r.moves.len() as i64,
-                    stored_blob(r.variant, r.start_fen.as_deref(), &r.moves),
+                    blob,
                     t.time_control.map(|c| c.base_secs),
                     t.time_control.map(|c| c.increment_secs),
                     // The record's speed, else its clock's: what the statistics count.
@@ -204,10 +241,15 @@ impl Store {
                 sources.remove(path);
             }
         }
-        self.add_positions(&counted)?;
+        out.timings.insert = clock.lap();
+        (out.timings.ranges, out.timings.busy) = self.add_positions(&counted)?;
+        clock.lap();
         self.index_players(&players)?;
+        out.timings.players = clock.lap();
         (out.copy_deltas, out.copy_recounts) = self.take_copies(&richer)?;
+        out.timings.copies = clock.lap();
         tx.commit()?;
+        out.timings.commit = clock.lap();
         Ok(out)
     }
 
@@ -217,7 +259,13 @@ impl Store {
     /// written in parts of [`RANGE_PART`] rows, each part merged on all cores (rows are
     /// independent) while the next is read; the positions that become busy, then the busy
     /// ones, follow. Runs inside the caller's transaction.
-    pub(super) fn add_positions(&self, games: &[Counted<'_>]) -> Result<(), StoreError> {
+    ///
+    /// Returns how long the ranges (with the sort and the promotions) and the busy rows took.
+    pub(super) fn add_positions(
+        &self,
+        games: &[Counted<'_>],
+    ) -> Result<(Duration, Duration), StoreError> {
+        let mut clock = Clock::start();
         // One u128 per (position, game), sorted: each key's games together, in batch order
         // (which is id order).
         let mut touches: Vec<u128> =
@@ -231,31 +279,25 @@ impl Store {
         let groups: Vec<&[u128]> = touches.chunk_by(|a, b| a >> 64 == b >> 64).collect();
         // Busy positions touched, merged after the ranges (each in its own row).
         let mut busy: Vec<(PositionKey, &[u128])> = Vec::new();
-        // While a part is merged on the workers, this thread reads the next one: a part's
-        // rows lie within its old ranges, below the next part's, so they may be written
-        // after the next part is read.
+        // A part's rows lie within its old ranges, below the next part's, so they may be
+        // written after the next part is read.
         let mut next = 0;
-        let mut part = self.read_ranges(&groups, &mut next)?;
-        while !part.is_empty() {
-            let (merged, following) = std::thread::scope(|s| {
-                let merging = s.spawn(|| {
-                    part.into_par_iter()
-                        .map(|(r, gs)| merge_range(games, r, &groups[gs]))
-                        .collect::<Result<Vec<_>, StoreError>>()
-                });
-                let following = self.read_ranges(&groups, &mut next);
-                let merged = merging
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                (merged, following)
-            });
-            self.write_ranges(games, merged?, &mut busy)?;
-            part = following?;
-        }
-        for part in busy.chunks(BUSY_PART) {
-            self.merge_busy(games, part)?;
-        }
-        Ok(())
+        merge_in_order(
+            || self.read_ranges(&groups, &mut next),
+            |(r, gs)| merge_range(games, r, &groups[gs]),
+            |merged| self.write_ranges(games, merged, &mut busy),
+        )?;
+        let ranges = clock.lap();
+        // Busy positions are independent of each other.
+        let mut parts = busy.chunks(BUSY_PART);
+        merge_in_order(
+            || self.read_busy(parts.next().unwrap_or_default()),
+            |(&(key, group), (summary, links, buckets))| {
+                merge_busy_row(games, key, group, summary, &links, buckets)
+            },
+            |merged| self.write_busy_rows(merged),
+        )?;
+        Ok((ranges, clock.lap()))
     }
 
     /// The next part of the range rows touched (at most [`RANGE_PART`] rows), from the group
@@ -381,33 +423,30 @@ impl Store {
         Ok(())
     }
 
-    /// Adds a batch's games to some busy positions (each with its touches, as
-    /// `add_positions` groups them): their rows are read, then decoded, merged and encoded on
-    /// all cores (the rows are independent), then replaced in key order.
-    fn merge_busy(
+    /// The rows of some busy positions (each with its touches, as `add_positions` groups
+    /// them), in their order.
+    #[allow(clippy::type_complexity)]
+    fn read_busy<'p, 't>(
         &self,
-        games: &[Counted<'_>],
-        part: &[(PositionKey, &[u128])],
-    ) -> Result<(), StoreError> {
-        let mut raw = Vec::with_capacity(part.len());
-        {
-            let mut stmt = self.conn.prepare_cached(sql::BUSY_ROW)?;
-            for &(key, _) in part {
+        part: &'p [(PositionKey, &'t [u128])],
+    ) -> Result<Vec<(&'p (PositionKey, &'t [u128]), BusyBlobs)>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql::BUSY_ROW)?;
+        part.iter()
+            .map(|busy| {
+                let key = busy.0;
                 let row: Option<BusyBlobs> = stmt
                     .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
                     .optional()?;
-                raw.push(row.ok_or_else(|| {
+                let row = row.ok_or_else(|| {
                     StoreError::Corrupt(format!("position {key} is marked busy but has no row"))
-                })?);
-            }
-        }
-        let merged: Vec<MergedBusy> = part
-            .par_iter()
-            .zip(raw)
-            .map(|(&(key, group), (summary, links, buckets))| {
-                merge_busy_row(games, key, group, summary, &links, buckets)
+                })?;
+                Ok((busy, row))
             })
-            .collect::<Result<_, StoreError>>()?;
+            .collect()
+    }
+
+    /// Replaces merged busy rows, in key order, and updates their lists.
+    fn write_busy_rows(&self, merged: Vec<MergedBusy>) -> Result<(), StoreError> {
         let mut replace = self.conn.prepare_cached(sql::REPLACE_POSITION)?;
         for m in merged {
             replace.execute(rusqlite::params![
@@ -421,6 +460,52 @@ impl Store {
             }
         }
         Ok(())
+    }
+}
+
+/// Merges rows in parts, in key order, on all cores: `read` gives the next part of the rows
+/// (empty at the end), `merge` works on one row of a part (the rows of a part are
+/// independent: they go to the rayon workers), and `write` takes a part's results in order.
+/// While one part is merged, this thread reads the next one, so `read` must not need what
+/// `write` writes for the part before. `read` and `write` run on this thread (they may use
+/// the connection), `merge` never does.
+fn merge_in_order<T: Send, U: Send>(
+    mut read: impl FnMut() -> Result<Vec<T>, StoreError>,
+    merge: impl Fn(T) -> Result<U, StoreError> + Sync,
+    mut write: impl FnMut(Vec<U>) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut part = read()?;
+    while !part.is_empty() {
+        let (merged, following) = std::thread::scope(|s| {
+            let merging = s.spawn(|| {
+                part.into_par_iter()
+                    .map(&merge)
+                    .collect::<Result<Vec<U>, StoreError>>()
+            });
+            let following = read();
+            let merged = merging
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (merged, following)
+        });
+        write(merged?)?;
+        part = following?;
+    }
+    Ok(())
+}
+
+/// Laps of a stopwatch.
+struct Clock(Instant);
+
+impl Clock {
+    fn start() -> Clock {
+        Clock(Instant::now())
+    }
+
+    /// The time since the last lap (or the start).
+    fn lap(&mut self) -> Duration {
+        let now = Instant::now();
+        now.duration_since(std::mem::replace(&mut self.0, now))
     }
 }
 
@@ -491,9 +576,9 @@ fn merge_range<'t>(
 /// Range rows read, merged and written per part of `Store::add_positions`.
 const RANGE_PART: usize = 4096;
 
-/// Busy positions merged per round of `Store::merge_busy`: their rows are held in memory
-/// together (a few MiB to a few hundred), and the rounds' reads and writes alternate with
-/// the work on all cores.
+/// Busy positions merged per part of `Store::add_positions`: their rows are held in memory
+/// together (two parts at a time: a few MiB to a few hundred), and one part is read while
+/// the one before is merged on all cores.
 const BUSY_PART: usize = 2048;
 
 /// A busy position's row merged with a batch, encoded, and its list update.
