@@ -261,12 +261,7 @@ where
     I: Iterator<Item = Unit> + Send,
 {
     store.fix_max_ply(opts.max_ply)?;
-    store.auto_checkpoint(false)?;
-    let ran = run_pipeline(store, units, opts, &mut progress);
-    let restored = store.auto_checkpoint(true);
-    let report = ran?;
-    restored?;
-    Ok(report)
+    run_pipeline(store, units, opts, &mut progress)
 }
 
 fn run_pipeline<I>(

@@ -341,20 +341,6 @@ impl Store {
         Ok(())
     }
 
-    /// Turns SQLite's automatic checkpoints off (`false`: the WAL keeps every commit until
-    /// [`Store::checkpoint`], the next open, or until they are turned on again) or back on
-    /// (`true`: SQLite's default, a checkpoint by the commit that takes the WAL past 1,000
-    /// pages). The import turns them off while it runs: each would copy about the whole
-    /// database from the WAL into the file, inside a commit. Commits stay atomic either way.
-    ///
-    /// # Errors
-    /// [`StoreError`] if SQLite fails.
-    pub fn auto_checkpoint(&self, on: bool) -> Result<(), StoreError> {
-        let pages = if on { sql::AUTO_CHECKPOINT_PAGES } else { 0 };
-        self.conn.pragma_update(None, "wal_autocheckpoint", pages)?;
-        Ok(())
-    }
-
     fn meta(&self, name: &str) -> Result<Option<String>, StoreError> {
         use rusqlite::OptionalExtension;
         Ok(self

@@ -134,9 +134,6 @@ pub(super) const META_SET: &str =
 pub(super) const BEGIN_READ: &str = "BEGIN";
 /// Ends it.
 pub(super) const END_READ: &str = "COMMIT";
-/// SQLite's default `wal_autocheckpoint`: a commit that takes the WAL past this many pages
-/// checkpoints it.
-pub(super) const AUTO_CHECKPOINT_PAGES: i64 = 1000;
 /// Empties the `WAL` into the main file.
 pub(super) const CHECKPOINT: &str = "PRAGMA wal_checkpoint(TRUNCATE)";
 /// The schema version.
