@@ -261,18 +261,6 @@ where
     I: Iterator<Item = Unit> + Send,
 {
     store.fix_max_ply(opts.max_ply)?;
-    run_pipeline(store, units, opts, &mut progress)
-}
-
-fn run_pipeline<I>(
-    store: &mut Store,
-    units: I,
-    opts: &ImportOptions,
-    progress: &mut impl FnMut(&Progress),
-) -> Result<ImportReport, StoreError>
-where
-    I: Iterator<Item = Unit> + Send,
-{
     let began = Instant::now();
     let chunk_games = opts.chunk_games.max(1);
     let batch_games = opts.batch_games.max(1);
