@@ -38,16 +38,22 @@ pub struct ServeArgs {
     /// that the folders of this machine stay private).
     #[arg(long)]
     show_paths: bool,
-    /// Most client connections open at once; one more is answered 503.
-    #[arg(long, default_value_t = 256)]
+    /// Most client connections open at once. When full, the oldest idle connection (first
+    /// of an address holding over a quarter of them) is closed for a newcomer; only when all
+    /// are answering requests is one more answered 503.
+    #[arg(long, default_value_t = 4096)]
     max_connections: usize,
+    /// Append an access log to FILE: one line per request (time, client, request line,
+    /// status, milliseconds).
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
     /// Seconds a client has to send a request head (and, separately, a body); a kept-alive
     /// connection is closed after half as long without a request.
     #[arg(long, default_value_t = 10)]
     timeout: u64,
 }
 
-/// Runs `qipu serve` until the process is stopped.
+/// Runs `qipu serve` until SIGTERM or Ctrl-C (requests in flight finish, then exit 0).
 pub fn serve(args: &ServeArgs) -> Result<ExitCode, CliError> {
     let db = match &args.db {
         Some(p) if !p.exists() => return Err(format!("{}: no such database", p.display()).into()),
@@ -76,6 +82,7 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode, CliError> {
         cors: args.cors.clone(),
         show_paths: args.show_paths,
         max_connections: args.max_connections.clamp(1, 16_384),
+        log: args.log.clone(),
         timeouts: {
             let secs = Duration::from_secs(args.timeout.clamp(1, 3600));
             Timeouts {
@@ -93,5 +100,6 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode, CliError> {
     }
     eprintln!("qipu serve: listening on http://{}/", server.local_addr());
     server.run();
+    eprintln!("qipu serve: stopped");
     Ok(ExitCode::SUCCESS)
 }

@@ -47,6 +47,52 @@ fn stamp(files: &[PathBuf]) -> Stamp {
         .collect()
 }
 
+/// The database file and its `-wal` journal (none without a database).
+fn db_files(db: Option<&Path>) -> Vec<PathBuf> {
+    db.map(|p| {
+        let mut wal = p.as_os_str().to_owned();
+        wal.push("-wal");
+        vec![p.to_path_buf(), PathBuf::from(wal)]
+    })
+    .unwrap_or_default()
+}
+
+/// The version of the database files, as a number that changes when they change (size and
+/// modification time of the file and its journal, checked at most every
+/// [`Cache::CHECK_EVERY`]): what the `ETag` of an answer carries beside its body's hash.
+#[derive(Debug)]
+pub struct DbVersion {
+    files: Vec<PathBuf>,
+    state: Mutex<(u64, Instant)>,
+}
+
+impl DbVersion {
+    /// The version of the database at `db` (always 0 without one).
+    pub fn new(db: Option<&Path>) -> DbVersion {
+        let files = db_files(db);
+        let now = hash_of(&stamp(&files));
+        DbVersion {
+            files,
+            state: Mutex::new((now, Instant::now())),
+        }
+    }
+
+    /// The current version.
+    pub fn current(&self) -> u64 {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.1.elapsed() >= Cache::CHECK_EVERY {
+            *state = (hash_of(&stamp(&self.files)), Instant::now());
+        }
+        state.0
+    }
+}
+
+/// A 64-bit hash (SipHash with fixed keys: the same value in every run).
+pub fn hash_of<T: std::hash::Hash + ?Sized>(value: &T) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(value)
+}
+
 impl Cache {
     /// How often the database files are checked for changes.
     pub const CHECK_EVERY: Duration = Duration::from_millis(250);
@@ -54,13 +100,7 @@ impl Cache {
     /// A cache for answers read from the database at `db` (none: answers never go stale),
     /// holding about `max_bytes` of bodies (twice that at most).
     pub fn new(db: Option<&Path>, max_bytes: usize) -> Cache {
-        let files: Vec<PathBuf> = db
-            .map(|p| {
-                let mut wal = p.as_os_str().to_owned();
-                wal.push("-wal");
-                vec![p.to_path_buf(), PathBuf::from(wal)]
-            })
-            .unwrap_or_default();
+        let files = db_files(db);
         Cache {
             inner: Mutex::new(Inner {
                 young: HashMap::new(),

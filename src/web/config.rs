@@ -52,6 +52,9 @@ pub struct Config {
     pub max_connections: usize,
     /// Time limits on each connection.
     pub timeouts: Timeouts,
+    /// The access log (one line per request: time, client, request line, status, duration),
+    /// appended to; `None`: no log.
+    pub log: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -64,8 +67,9 @@ impl Default for Config {
             books: Vec::new(),
             cors: None,
             show_paths: false,
-            max_connections: 256,
+            max_connections: 4096,
             timeouts: Timeouts::default(),
+            log: None,
         }
     }
 }

@@ -36,6 +36,7 @@
 mod assets;
 mod cache;
 mod config;
+mod conn;
 mod explore;
 mod game;
 mod http;
@@ -44,6 +45,7 @@ mod query;
 mod reply;
 mod routes;
 mod server;
+mod service;
 mod worker;
 
 pub use config::{valid_origin, Config, StartError, Timeouts};

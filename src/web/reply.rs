@@ -26,6 +26,15 @@ impl Body {
         }
     }
 
+    /// The body as the HTTP library's bytes, without a copy.
+    pub(crate) fn into_bytes(self) -> bytes::Bytes {
+        match self.0 {
+            Bytes::Static(s) => bytes::Bytes::from_static(s),
+            Bytes::Owned(v) => bytes::Bytes::from(v),
+            Bytes::Shared(a) => bytes::Bytes::from_owner(a),
+        }
+    }
+
     /// A body of bytes shared with others (the cache).
     pub(crate) fn shared(bytes: Arc<[u8]>) -> Body {
         Body(Bytes::Shared(bytes))

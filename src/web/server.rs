@@ -1,50 +1,66 @@
-//! The HTTP server: sockets, time limits and the two pools. It owns how connections are
-//! accepted, read, answered and closed; what a request is answered is [`super::routes`]'
-//! business, the HTTP syntax [`super::http`]'s.
+//! The HTTP server: the event loop, the connections and their time limits, shutdown. It
+//! owns how connections are accepted, timed and closed; what a request is answered is
+//! [`super::service`]'s and [`super::routes`]' business, HTTP syntax hyper's.
 //!
-//! - One thread accepts. At most [`Config::max_connections`] connections are open at once;
-//!   one more is answered `503` and closed at once.
-//! - Each open connection is served by a thread of the connection pool (threads are started
-//!   as connections need them, up to that bound, and kept for the next ones). It reads a
-//!   request head within [`Timeouts::head`](super::Timeouts::head) (counted from the connection's start, or from the
-//!   first byte of a later request), a body within [`Timeouts::body`], waits at most
-//!   [`Timeouts::idle`](super::Timeouts::idle) for the next request of a kept-alive connection, and gives up on a
-//!   client that does not read its answer within [`Timeouts::write`](super::Timeouts::write). A request that is too
-//!   slow is answered `408`, a malformed one `400` (or `411`/`413`/`414`/`431`), and the
-//!   connection is closed; a quiet idle connection is closed without a word.
-//! - A fixed pool of [`Worker`]s (each with its own read-only database connection;
-//!   [`Config::threads`] of them) answers the requests: once a connection thread has read a
-//!   whole request it borrows an idle worker (waiting for one when all are busy), computes
-//!   the answer with it on its own thread, gives the worker back, and only then writes the
-//!   answer. A worker is never held while a client is read or written, so slow clients
-//!   cannot hold the database, and at most that many answers are computed at once. (There is
-//!   no hand-off to another thread: a request costs no thread switch beyond its socket's.) An
-//!   answer already in the [`Cache`] is taken without a worker.
+//! Why hyper over tokio (and not a hand-written server, as before): a thread per connection
+//! made every held connection cost a thread and its memory (RSS rose past 1 GB under 1,000
+//! reconnecting clients, threads were never given back, and 256 idle connections shut every
+//! other client out). hyper is the HTTP/1 implementation of axum, reqwest and of the
+//! Lichess opening explorer that this API resembles; it parses strictly and is fuzzed and
+//! kept by others. axum's router is not used: [`super::routes`] already routes, and its
+//! answers are the contract, byte for byte. tower-http compresses the answers.
+//!
+//! - An event loop of at most 2 threads (the machine's cores, at most 2) holds every
+//!   connection: an idle or slow connection costs memory (its task and hyper's buffers, a few
+//!   KB to ~40 KB: see [`MAX_HEAD`]), never a thread.
+//! - At most [`Config::max_connections`] connections are open at once; when full, the
+//!   oldest idle connection (first of an address over its share) is closed to make room, and
+//!   only when every connection is answering a request is the newcomer answered `503`
+//!   ([`super::conn`]).
+//! - A connection has [`Timeouts::head`](super::Timeouts::head) to send a request head
+//!   (counted from its start, and for later requests from the end of the previous answer),
+//!   [`Timeouts::body`](super::Timeouts::body) for a body, is closed after
+//!   [`Timeouts::idle`](super::Timeouts::idle) without a byte of a next request, and a
+//!   client that does not take its answer within [`Timeouts::write`](super::Timeouts::write)
+//!   is dropped. Slow and idle connections are closed without a word; a malformed request
+//!   is answered by hyper (`400`, `414`, `431`) and its connection closed.
+//! - The database work runs on a fixed pool of [`Config::threads`] read-only connections
+//!   (tokio's blocking pool, bounded to that many threads), never on the event loop; an
+//!   answer in the cache is taken without a worker.
+//! - Memory is bounded by the connections (`max_connections` × ~40 KB, 160 MB at the default
+//!   4,096), the workers (SQLite's page cache, a few MB each) and the answers in flight (at
+//!   most one being computed per worker), plus the cache (`--cache-mb`, at most twice it).
+//! - On SIGTERM or Ctrl-C ([`Server::run`]) the server stops accepting, lets the requests
+//!   in flight finish (at most 30 s), closes the idle connections and returns.
 //! - Bound to a loopback address, the server answers only requests addressed to this machine
-//!   ([`http::loopback_host`]; a request without `Host` is served): a page of another site
-//!   whose name was re-pointed at 127.0.0.1 (DNS rebinding) is answered `403`.
+//!   ([`super::http::loopback_host`]; a request without `Host` is served): a page of another
+//!   site whose name was re-pointed at 127.0.0.1 (DNS rebinding) is answered `403`.
 
 use std::{
-    collections::VecDeque,
-    io::{self, Read, Write},
-    net::{Shutdown, SocketAddr, TcpListener, TcpStream},
-    panic::{catch_unwind, AssertUnwindSafe},
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        mpsc, Arc, Condvar, Mutex, MutexGuard,
-    },
-    thread,
-    time::{Duration, Instant},
+    future::Future,
+    io,
+    net::{SocketAddr, TcpListener},
+    sync::Arc,
+    time::Duration,
 };
 
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::{io::AsyncWriteExt, sync::watch};
+use tower::ServiceBuilder;
+use tower_http::compression::CompressionLayer;
+
 use super::{
-    cache::Cache,
+    cache::{Cache, DbVersion},
     config::{valid_origin, Config, StartError},
-    http::{self, Head, MAX_HEAD},
+    conn::{Table, Ticket, Timed},
     reply::Reply,
-    routes::route,
+    service::{handle, AccessLog, Pool, Shared},
     worker::Worker,
 };
+
+/// Largest request head hyper reads (request line and headers); larger is answered `431`.
+pub const MAX_HEAD: usize = super::query::MAX_TARGET + 16 * 1024;
 
 /// A bound server, not yet answering.
 ///
@@ -117,425 +133,214 @@ impl Server {
         &self.config
     }
 
-    /// Answers requests until the process ends.
+    /// Answers requests until SIGTERM or Ctrl-C, then shuts down gracefully
+    /// ([`Server::run_until`]).
     pub fn run(self) {
-        let max = self.config.max_connections.max(1);
+        self.run_until(stop_signal());
+    }
+
+    /// Answers requests until `stop` is ready; then stops accepting, lets the requests in
+    /// flight finish (at most 30 s), closes the idle connections and returns.
+    ///
+    /// ```no_run
+    /// use qipu::web::{Config, Server};
+    /// let server = Server::bind(Config { addr: "127.0.0.1:0".into(), ..Config::default() }).unwrap();
+    /// server.run_until(async { tokio::time::sleep(std::time::Duration::from_secs(1)).await });
+    /// ```
+    pub fn run_until(self, stop: impl Future<Output = ()> + Send + 'static) {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(event_threads())
+            .max_blocking_threads(self.workers.len().max(1))
+            .thread_name("qipu-serve")
+            .enable_all()
+            .build();
+        let runtime = match runtime {
+            Ok(r) => r,
+            Err(e) => return eprintln!("qipu serve: cannot start the event loop: {e}"),
+        };
+        let Server {
+            listener,
+            addr,
+            config,
+            workers,
+            cache,
+        } = self;
+        let log = match &config.log {
+            Some(file) => match AccessLog::open(file) {
+                Ok(l) => Some(l),
+                Err(e) => return eprintln!("qipu serve: {}: {e}", file.display()),
+            },
+            None => None,
+        };
         let shared = Arc::new(Shared {
-            workers: Pool::new(self.workers),
-            open: AtomicUsize::new(0),
-            config: self.config,
-            cache: self.cache,
-            loopback: self.addr.ip().is_loopback(),
+            version: DbVersion::new(config.db.as_deref()),
+            pool: Pool::new(workers),
+            cache,
+            loopback: addr.ip().is_loopback(),
+            log,
+            config,
         });
-        let (queue, waiting) = mpsc::channel::<TcpStream>();
-        let waiting = Arc::new(Mutex::new(waiting));
-        let mut threads = 0;
-        for stream in self.listener.incoming() {
-            let stream = match stream {
-                Ok(s) => s,
+        runtime.block_on(accept_loop(listener, shared, stop));
+        runtime.shutdown_timeout(Duration::from_secs(1));
+    }
+}
+
+/// SIGTERM or Ctrl-C (SIGINT).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// The event loop's threads: the machine's cores, at most 2.
+fn event_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    stop: impl Future<Output = ()> + Send + 'static,
+) {
+    let listener = match listener
+        .set_nonblocking(true)
+        .and_then(|()| tokio::net::TcpListener::from_std(listener))
+    {
+        Ok(l) => l,
+        Err(e) => return eprintln!("qipu serve: {e}"),
+    };
+    let table = Table::new(shared.config.max_connections);
+    let (stopping, stopped) = watch::channel(false);
+    // Each connection task holds a sender; all are gone when the last connection closed.
+    let (alive, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
+    let stop = std::pin::pin!(stop);
+    let mut stop = stop;
+    loop {
+        let (stream, peer) = tokio::select! {
+            _ = &mut stop => break,
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
                 Err(e) => {
                     // Out of file descriptors and the like: wait for connections to close.
                     eprintln!("qipu serve: {e}");
-                    thread::sleep(Duration::from_millis(50));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
-            };
-            let open = shared.open.load(Ordering::Acquire);
-            if open >= max {
-                refuse(stream, "too many connections: try again shortly");
-                continue;
-            }
-            // Every open connection has a thread: start one when all are taken.
-            if threads <= open {
-                let (shared, waiting) = (shared.clone(), waiting.clone());
-                let started = thread::Builder::new()
-                    .name("qipu-conn".into())
-                    .spawn(move || connection_thread(&shared, &waiting));
-                if let Err(e) = started {
-                    eprintln!("qipu serve: cannot start a thread: {e}");
-                    refuse(stream, "server busy: try again shortly");
-                    continue;
-                }
-                threads += 1;
-            }
-            shared.open.fetch_add(1, Ordering::AcqRel);
-            if queue.send(stream).is_err() {
-                return;
-            }
-        }
-    }
-}
-
-/// What every connection thread shares.
-struct Shared {
-    workers: Pool,
-    open: AtomicUsize,
-    config: Arc<Config>,
-    /// The workers' answer cache, read here first.
-    cache: Option<Arc<Cache>>,
-    /// Bound to a loopback address: only requests addressed to this machine are answered.
-    loopback: bool,
-}
-
-/// The workers not computing an answer right now, and the requests waiting for one, served
-/// in the order they came: a worker given back goes straight to the oldest waiting request.
-/// (Waiters on one condition variable are woken in no order, and the thread that gave a
-/// worker back could take it again at once: at 16 connections on 4 workers some requests
-/// waited for many turns, the p99.)
-struct Pool {
-    state: Mutex<PoolState>,
-}
-
-#[derive(Default)]
-struct PoolState {
-    idle: Vec<Worker>,
-    waiting: VecDeque<Arc<Handoff>>,
-}
-
-/// Where a waiting request receives its worker.
-#[derive(Default)]
-struct Handoff {
-    worker: Mutex<Option<Worker>>,
-    given: Condvar,
-}
-
-impl Pool {
-    fn new(workers: Vec<Worker>) -> Pool {
-        Pool {
-            state: Mutex::new(PoolState {
-                idle: workers,
-                waiting: VecDeque::new(),
-            }),
-        }
-    }
-
-    /// An idle worker when no request waits before this one, else the worker given back to
-    /// this one in its turn.
-    fn take(&self) -> Worker {
-        let handoff = {
-            let mut state = lock(&self.state);
-            if state.waiting.is_empty() {
-                if let Some(w) = state.idle.pop() {
-                    return w;
-                }
-            }
-            let h = Arc::new(Handoff::default());
-            state.waiting.push_back(Arc::clone(&h));
-            h
+            },
         };
-        let mut slot = lock(&handoff.worker);
-        loop {
-            if let Some(w) = slot.take() {
-                return w;
-            }
-            slot = handoff
-                .given
-                .wait(slot)
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-        }
+        let Some(ticket) = table.admit(peer.ip()) else {
+            tokio::spawn(refuse(stream));
+            continue;
+        };
+        let (shared, table, stopped, alive) = (
+            shared.clone(),
+            table.clone(),
+            stopped.clone(),
+            alive.clone(),
+        );
+        tokio::spawn(async move {
+            serve_connection(stream, peer, &shared, &table, ticket, stopped).await;
+            drop(alive);
+        });
     }
-
-    /// Gives a worker to the oldest waiting request, or back to the idle ones.
-    fn give_back(&self, worker: Worker) {
-        let mut state = lock(&self.state);
-        match state.waiting.pop_front() {
-            Some(h) => {
-                *lock(&h.worker) = Some(worker);
-                h.given.notify_one();
-            }
-            None => state.idle.push(worker),
-        }
-    }
-
-    /// Answers a request with a worker ([`Pool::take`]); the worker is given back before this
-    /// returns, even if the route panicked (a bug: the answer is then 500).
-    fn answer(&self, method: &str, target: &str) -> Reply {
-        let mut worker = self.take();
-        let reply = catch_unwind(AssertUnwindSafe(|| route(&mut worker, method, target)))
-            .unwrap_or_else(|_| Reply::error(500, "internal error"));
-        self.give_back(worker);
-        reply
-    }
+    drop(listener);
+    let _ = stopping.send(true);
+    drop(alive);
+    let _ = tokio::time::timeout(Duration::from_secs(30), all_closed.recv()).await;
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-impl Shared {
-    /// Answers `head` from the cache, or else with a worker (waiting for one to be free).
-    /// Only the database routes' successful answers are cached, under their target, and only
-    /// `GET`/`HEAD` are looked up, so a hit is what the route would answer.
-    fn answer(&self, head: &Head) -> Reply {
-        if matches!(head.method.as_str(), "GET" | "HEAD") {
-            if let Some(reply) = self.cache.as_deref().and_then(|c| c.answer(&head.target)) {
-                return reply;
-            }
-        }
-        self.workers.answer(&head.method, &head.target)
-    }
-}
-
-fn connection_thread(shared: &Shared, waiting: &Mutex<mpsc::Receiver<TcpStream>>) {
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    shared: &Arc<Shared>,
+    table: &Table,
+    ticket: Ticket,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let limits = shared.config.timeouts;
+    let _ = stream.set_nodelay(true);
+    let conn = ticket.conn.clone();
+    let io = TokioIo::new(Timed::new(stream, limits.write, conn.clone()));
+    let svc = {
+        let (shared, conn) = (shared.clone(), conn.clone());
+        ServiceBuilder::new()
+            .layer(CompressionLayer::new())
+            .service(tower::service_fn(move |req| {
+                let (shared, conn) = (shared.clone(), conn.clone());
+                async move {
+                    conn.set_busy(true);
+                    let answer = handle(shared, peer, req).await;
+                    conn.set_busy(false);
+                    Ok::<_, std::convert::Infallible>(answer)
+                }
+            }))
+    };
+    let http = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.head)
+        .max_buf_size(MAX_HEAD)
+        .serve_connection(io, hyper_util::service::TowerToHyperService::new(svc));
+    let mut http = std::pin::pin!(http);
+    // The idle limit: checked a few times per period, closing a connection that was idle
+    // (no request answered, no byte read) for the whole of it after its first answer.
+    let tick = (limits.idle / 4).max(Duration::from_millis(10));
+    let mut seen = 0;
+    let mut quiet = Duration::ZERO;
+    let mut answered = false;
     loop {
-        let next = lock(waiting).recv();
-        let Ok(stream) = next else {
-            return;
-        };
-        // A panic here would be a bug; the connection is dropped, the thread goes on.
-        let _ = catch_unwind(AssertUnwindSafe(|| serve_connection(stream, shared)));
-        shared.open.fetch_sub(1, Ordering::AcqRel);
+        tokio::select! {
+            _ = http.as_mut() => return,
+            _ = conn.evicted.notified() => return,
+            changed = stopped.changed() => {
+                if changed.is_err() || *stopped.borrow() {
+                    http.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(Duration::from_secs(30), http.as_mut()).await;
+                    return;
+                }
+            }
+            _ = tokio::time::sleep(tick) => {
+                let now = conn.bytes_in.load(std::sync::atomic::Ordering::Relaxed);
+                if conn.is_busy() || now != seen {
+                    answered |= now != seen;
+                    seen = now;
+                    quiet = Duration::ZERO;
+                    table.touch(&ticket);
+                } else if answered {
+                    quiet += tick;
+                    if quiet >= limits.idle {
+                        return;
+                    }
+                }
+            }
+        }
     }
 }
 
 /// Answers `503` to a connection over the limit and closes it.
-fn refuse(stream: TcpStream, message: &str) {
-    let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
-    let reply = Reply::error(503, message);
-    let bytes = http::answer(
-        503,
-        &[
-            ("Content-Type", reply.content_type),
-            ("Retry-After", "1"),
-            ("Connection", "close"),
-        ],
-        &reply.body,
-        true,
-    );
-    let mut s = &stream;
-    let _ = s.write_all(&bytes);
-    let _ = stream.shutdown(Shutdown::Write);
-}
-
-/// How reading a request head ended.
-enum HeadRead {
-    /// The head is `buf[..n]`.
-    Complete(usize),
-    /// The client closed, or the connection failed.
-    Closed,
-    /// Time ran out; `partial`: some of a request had arrived.
-    TimedOut { partial: bool },
-    /// The head exceeds [`MAX_HEAD`]; `line`: the request line alone does.
-    TooLong { line: bool },
-}
-
-/// One client connection: its socket and the bytes read but not yet used (pipelining).
-struct Connection<'a> {
-    stream: TcpStream,
-    buf: Vec<u8>,
-    shared: &'a Shared,
-}
-
-fn serve_connection(stream: TcpStream, shared: &Shared) {
-    let limits = shared.config.timeouts;
-    let _ = stream.set_nodelay(true);
-    let _ = stream.set_write_timeout(Some(limits.write));
-    let mut c = Connection {
-        stream,
-        buf: Vec::new(),
-        shared,
-    };
-    let mut first = true;
-    loop {
-        let read = c.read_head(if first { limits.head } else { limits.idle }, !first);
-        first = false;
-        let end = match read {
-            HeadRead::Complete(end) => end,
-            HeadRead::Closed | HeadRead::TimedOut { partial: false } => return,
-            HeadRead::TimedOut { partial: true } => {
-                return c.fail(408, "the request head did not arrive in time");
-            }
-            HeadRead::TooLong { line: true } => return c.fail(414, "request target too long"),
-            HeadRead::TooLong { line: false } => return c.fail(431, "request head too large"),
-        };
-        let parsed = http::parse(&c.buf[..end]);
-        c.buf.drain(..end);
-        let head = match parsed {
-            Ok(h) => h,
-            Err(m) => return c.fail(m.status, m.message),
-        };
-        if !c.read_body(head.content_length, limits.body) {
-            return c.fail(408, "the request body did not arrive in time");
-        }
-        if shared.loopback
-            && head
-                .host
-                .as_deref()
-                .is_some_and(|h| !http::loopback_host(h))
-        {
-            return c.fail(
-                403,
-                "this server is bound to a loopback address and answers only requests \
-                 addressed to this machine (Host: localhost, 127.0.0.1 or [::1])",
-            );
-        }
-        let (keep_alive, http10, with_body) = (head.keep_alive, head.http10, head.method != "HEAD");
-        let reply = shared.answer(&head);
-        if c.send(keep_alive, http10, with_body, &reply).is_err() || !keep_alive {
-            return c.close();
-        }
-    }
-}
-
-impl Connection<'_> {
-    /// Reads until a whole head is in `buf`. The first byte must come within `wait`; when
-    /// `restart` (a later request on the connection), the head then has [`Timeouts::head`]
-    /// from that byte, otherwise from the start of `wait`.
-    fn read_head(&mut self, wait: Duration, restart: bool) -> HeadRead {
-        let limit = self.shared.config.timeouts.head;
-        let mut deadline = Instant::now() + if self.buf.is_empty() { wait } else { limit };
-        let mut partial = !self.buf.is_empty();
-        let mut scanned = 0;
-        let mut chunk = [0u8; 4096];
-        loop {
-            if let Some(end) = http::head_end(&self.buf, &mut scanned) {
-                return HeadRead::Complete(end);
-            }
-            if self.buf.len() >= MAX_HEAD {
-                return HeadRead::TooLong {
-                    line: !self.buf.contains(&b'\n'),
-                };
-            }
-            let n = match self.read_before(deadline, &mut chunk) {
-                Ok(0) => return HeadRead::Closed,
-                Ok(n) => n,
-                Err(e) if is_timeout(&e) => return HeadRead::TimedOut { partial },
-                Err(_) => return HeadRead::Closed,
-            };
-            if !partial && restart {
-                deadline = Instant::now() + limit;
-            }
-            partial = true;
-            self.buf.extend_from_slice(&chunk[..n]);
-        }
-    }
-
-    /// One read that must end by `deadline` (a timeout error after it).
-    fn read_before(&mut self, deadline: Instant, chunk: &mut [u8]) -> io::Result<usize> {
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Err(io::ErrorKind::TimedOut.into());
-            }
-            self.stream.set_read_timeout(Some(left))?;
-            match self.stream.read(chunk) {
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                other => return other,
-            }
-        }
-    }
-
-    /// Reads and drops a body of `len` bytes within `limit`; false if it did not come.
-    fn read_body(&mut self, len: usize, limit: Duration) -> bool {
-        let deadline = Instant::now() + limit;
-        let mut chunk = [0u8; 4096];
-        while self.buf.len() < len {
-            match self.read_before(deadline, &mut chunk) {
-                Ok(0) | Err(_) => return false,
-                Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
-            }
-        }
-        self.buf.drain(..len);
-        true
-    }
-
-    /// Writes the answer to a request.
-    fn send(
-        &mut self,
-        keep_alive: bool,
-        http10: bool,
-        with_body: bool,
-        reply: &Reply,
-    ) -> io::Result<()> {
-        let config = &self.shared.config;
-        let mut headers: Vec<(&str, &str)> = vec![
-            ("Content-Type", reply.content_type),
-            ("X-Content-Type-Options", "nosniff"),
-            ("Cache-Control", "no-cache"),
-            (
-                "Content-Security-Policy",
-                "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
-            ),
-            ("Referrer-Policy", "no-referrer"),
-        ];
-        if let Some(origin) = &config.cors {
-            headers.push(("Access-Control-Allow-Origin", origin));
-            headers.push(("Vary", "Origin"));
-        }
-        if reply.status == 405 {
-            headers.push(("Allow", "GET, HEAD"));
-        }
-        if !keep_alive {
-            headers.push(("Connection", "close"));
-        } else if http10 {
-            headers.push(("Connection", "keep-alive"));
-        }
-        let body: &[u8] = if with_body { &reply.body } else { &[] };
-        // A small body goes in the head's buffer; a large one beside it (one system call
-        // either way, no copy of a large body).
-        let mut head = http::head(reply.status, &headers, reply.body.len(), SMALL_BODY);
-        if body.len() <= SMALL_BODY {
-            head.extend_from_slice(body);
-            return self.stream.write_all(&head);
-        }
-        write_both(&mut self.stream, &head, body)
-    }
-
-    /// Answers an error that ends the connection, then closes it.
-    fn fail(mut self, status: u16, message: &str) {
-        let reply = Reply::error(status, message);
-        let bytes = http::answer(
-            status,
-            &[
-                ("Content-Type", reply.content_type),
-                ("Connection", "close"),
-            ],
-            &reply.body,
-            true,
-        );
-        let _ = self.stream.write_all(&bytes);
-        self.close();
-    }
-
-    /// Closes after the answer has gone: what the client still sends is read (briefly) and
-    /// dropped, since closing with unread input would reset the connection and could
-    /// destroy the answer on its way.
-    fn close(mut self) {
-        let _ = self.stream.shutdown(Shutdown::Write);
-        let deadline = Instant::now() + Duration::from_millis(500);
-        let mut chunk = [0u8; 4096];
-        for _ in 0..64 {
-            match self.read_before(deadline, &mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-        }
-    }
-}
-
-/// Bodies up to this size are copied behind the head and written with it.
-const SMALL_BODY: usize = 4096;
-
-/// Writes `a` then `b` with as few system calls as the socket allows (vectored writes).
-fn write_both(stream: &mut TcpStream, a: &[u8], b: &[u8]) -> io::Result<()> {
-    let mut parts = [io::IoSlice::new(a), io::IoSlice::new(b)];
-    let mut parts: &mut [io::IoSlice<'_>] = &mut parts;
-    while !parts.is_empty() {
-        match stream.write_vectored(parts) {
-            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
-            Ok(n) => io::IoSlice::advance_slices(&mut parts, n),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-fn is_timeout(e: &io::Error) -> bool {
-    matches!(
-        e.kind(),
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+async fn refuse(mut stream: tokio::net::TcpStream) {
+    let reply = Reply::error(503, "too many connections: try again shortly");
+    let mut bytes = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: {}\r\nretry-after: 1\r\n\
+         connection: close\r\ncontent-length: {}\r\n\r\n",
+        reply.content_type,
+        reply.body.len()
     )
+    .into_bytes();
+    bytes.extend_from_slice(&reply.body);
+    let write = async {
+        stream.write_all(&bytes).await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(Duration::from_millis(200), write).await;
 }
 
 /// Binds a listening socket with `TCP_NODELAY` (inherited by accepted connections on Linux),
@@ -556,38 +361,11 @@ fn listen(addr: &str) -> io::Result<TcpListener> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Requests waiting for a worker get it in the order they came, and a request that
-    /// comes while others wait does not take a worker before them.
-    #[test]
-    fn a_worker_given_back_goes_to_the_oldest_waiting_request() {
-        let pool = Arc::new(Pool::new(vec![Worker::without_database()]));
-        let held = pool.take();
-        let order = Arc::new(Mutex::new(Vec::new()));
-        let mut waiting = Vec::new();
-        for i in 0..4 {
-            let (pool2, order2) = (Arc::clone(&pool), Arc::clone(&order));
-            waiting.push(thread::spawn(move || {
-                let w = pool2.take();
-                lock(&order2).push(i);
-                thread::sleep(Duration::from_millis(2));
-                pool2.give_back(w);
-            }));
-            while lock(&pool.state).waiting.len() <= i {
-                thread::sleep(Duration::from_millis(1));
-            }
-        }
-        pool.give_back(held);
-        // Taken while four wait: this one comes last.
-        let late = pool.take();
-        lock(&order).push(4);
-        pool.give_back(late);
-        for t in waiting {
-            t.join().unwrap();
-        }
-        assert_eq!(*lock(&order), [0, 1, 2, 3, 4]);
-        assert_eq!(lock(&pool.state).idle.len(), 1);
-    }
+    use std::{
+        io::{Read, Write},
+        net::TcpStream,
+        thread,
+    };
 
     /// Sends one raw request to `addr` and returns the status line.
     fn status_line(addr: SocketAddr, request: &str) -> String {
