@@ -22,3 +22,4 @@ mod store;
 mod top_games;
 mod web;
 mod web_limits;
+mod web_serve;

@@ -1,6 +1,6 @@
 //! `qipu serve`: the HTTP API and the web explorer.
 
-use std::{path::PathBuf, process::ExitCode, time::Duration};
+use std::{io::Write, path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::Args;
 
@@ -100,6 +100,7 @@ pub fn serve(args: &ServeArgs) -> Result<ExitCode, CliError> {
     }
     eprintln!("qipu serve: listening on http://{}/", server.local_addr());
     server.run();
-    eprintln!("qipu serve: stopped");
+    // Whoever started the server may have stopped reading its messages.
+    let _ = writeln!(std::io::stderr(), "qipu serve: stopped");
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `/` | the explorer page (HTML, script and style are embedded in the binary) |
 //! | `/api/status` | `{"version", "database", "books"}` |
+//! | `/api/health` | `{"ok":true}`, answered on the event loop (no database worker) |
 //! | `/api/position?variant=&fen=&moves=&rules=` | FEN, side to move, pieces, check, game end, legal moves (canonical and in WXF/Chinese or Korean) |
 //! | `/api/explore?variant=&fen=&setup=&moves=&rules=&since=&until=&min_rating=&max_rating=&player=&side=&event=&speed=&mode=&mirror=&limit=&top_games=&top_move=&min_games=&novelties=` | the JSON of `qipu explore --json` (each parameter read as the CLI reads the flag of the same name) |
 //! | `/api/games/{id}` | a stored game: tags, moves, result, source, PGN text |
@@ -13,15 +14,19 @@
 //!
 //! Bad parameters answer 400, unknown routes and games 404, other methods 405, over-long
 //! request targets 414; without a database (or books) their routes answer 503. Malformed
-//! requests (not HTTP/1.x, bytes outside ASCII in the request line) answer 400 and slow ones
-//! 408, and their connection is closed (see the [`Server`] for the limits). Answers carry no
-//! CORS header unless `--cors ORIGIN` names the one other origin allowed to read them, and
-//! `/api/games/{id}` shows a source's file name only, unless `--show-paths`. Each worker
-//! thread keeps its own read-only SQLite connection (WAL: an import may write beside the
-//! server); answers of `/api/explore` and `/api/games` are cached until the database files
-//! change (checked every 250 ms). Parameters: `moves` is a list separated by commas or spaces in any notation
-//! (send a WXF `+` as `%2B`); unknown parameters are rejected so a misspelt filter is never
-//! silently ignored.
+//! requests are answered by hyper (400, 414 or 431) and slow ones closed, and their
+//! connection is closed (see the [`Server`] for the limits). Answers carry no CORS header
+//! unless `--cors ORIGIN` names the one other origin allowed to read them, and
+//! `/api/games/{id}` shows a source's file name only, unless `--show-paths`. Successful
+//! answers carry an `ETag` (the database files' version and the body's hash) and are
+//! answered `304` without a body when `If-None-Match` names it; they are compressed with
+//! brotli or gzip when `Accept-Encoding` asks (`Vary: Accept-Encoding`). Each worker keeps
+//! its own read-only SQLite connection (WAL: an import may write beside the server);
+//! answers of `/api/explore` and `/api/games` are cached until the database files change
+//! (checked every 250 ms). `--log FILE` appends one line per request (unix time, client,
+//! request line, status, milliseconds). Parameters: `moves` is a list separated by commas
+//! or spaces in any notation (send a WXF `+` as `%2B`); unknown parameters are rejected so
+//! a misspelt filter is never silently ignored.
 //!
 //! ```
 //! use qipu::web::{route, Worker};
