@@ -11,6 +11,7 @@ mod e2e;
 mod export;
 mod filters;
 mod formats;
+mod move_table;
 mod notation;
 mod openings;
 mod pipeline;

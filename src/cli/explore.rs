@@ -61,7 +61,8 @@ pub struct ExploreArgs {
     /// At most this many top games, and as many latest games (0 = none).
     #[arg(long, default_value_t = DEFAULT_TOP_GAMES)]
     top_games: usize,
-    /// Fold the moves with fewer decided games than this into one "others" row (0: none).
+    /// Fold the moves with fewer games played (decided or not) than this into one "others"
+    /// row (0: none). Moves past --limit are folded there too, so the rows always add up.
     #[arg(long, default_value_t = DEFAULT_MIN_GAMES)]
     min_games: u64,
     /// List only the moves first played (among the games the filters keep) on or after this

@@ -535,7 +535,7 @@ function drawExplore() {
   for (const m of ex.moves) tbody.append(moveRow(m, ex));
   if (ex.others && ex.others.games > 0) {
     const o = ex.others;
-    tbody.append(h('tr', { class: 'others', title: 'moves with fewer decided games than the minimum' },
+    tbody.append(h('tr', { class: 'others', title: 'moves not listed: fewer games than the minimum, or past the limit' },
       h('td', {}, `others (${o.moves} moves)`),
       h('td', { class: 'num' }, o.games.toLocaleString()),
       h('td', { class: 'bar' }, wdlBar(o.first_wins, o.draws, o.second_wins)),
