@@ -39,7 +39,7 @@ const FILTER_KEYS = ['since', 'until', 'min_rating', 'max_rating', 'speed', 'mod
 const END_NAMES = {
   mate: 'mate', stalemate: 'stalemate', resignation: 'resignation', time: 'time',
   agreement: 'draw agreed', repetition: 'repetition ruling', count: 'count', bikjang: 'bikjang',
-  other: 'other', unknown: 'unknown',
+  other: 'other', unknown: 'not recorded',
 };
 const NOTATIONS = {
   xiangqi: [['chinese', 'Chinese 中文'], ['wxf', 'WXF'], ['coord', 'Coordinates']],
@@ -552,7 +552,7 @@ function drawExplore() {
       h('td', {}, 'ended here'),
       h('td', { class: 'num' }, e.games.toLocaleString()),
       h('td', { class: 'bar' }, wdlBar(e.first_wins, e.draws, e.second_wins)),
-      h('td', { class: 'how', colSpan: 4 }, how)));
+      h('td', { class: 'how', colSpan: 4 }, how ? `how they ended: ${how}` : '')));
   }
   gameList($('games'), ex.top_games);
   gameList($('recent'), ex.recent_games);
