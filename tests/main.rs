@@ -14,6 +14,7 @@ mod formats;
 mod notation;
 mod openings;
 mod pipeline;
+mod players_cli;
 mod rules;
 mod serve_reads;
 mod sources;
