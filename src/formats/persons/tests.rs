@@ -139,3 +139,75 @@ fn short_rests_and_pairs_stay() {
     assert_ne!(p[&1], p[&2]);
     assert_ne!(p[&3], p[&4]);
 }
+
+/// Over the ccpd master games (read here with a plain tag reader, not qipu's PGN reader):
+/// every game naming 胡榮華 alone (any prefix, spacing or script) lands on one person, with
+/// the pairs of names met in a game kept apart.
+#[test]
+#[ignore = "reads ../shared/data"]
+fn ccpd_hu_ronghua_is_one_person() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/xiangqi/ccpd");
+    let mut files = vec![root];
+    let mut games: Vec<[String; 2]> = Vec::new();
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else if p.extension().is_some_and(|e| e == "pgn") {
+            let bytes = std::fs::read(&p).unwrap();
+            let (t, _, _) = encoding_rs::BIG5.decode(&bytes);
+            let tag = |k: &str| {
+                let open = format!("[{k} \"");
+                t.split(open.as_str())
+                    .nth(1)
+                    .and_then(|r| r.split('"').next())
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
+            };
+            games.push([tag("Red"), tag("Black")]);
+        }
+    }
+    let mut ids: std::collections::HashMap<String, i64> = Default::default();
+    let mut list: Vec<Name> = Vec::new();
+    let mut met = Vec::new();
+    for g in &games {
+        let mut pair = [0i64; 2];
+        for (i, n) in g.iter().enumerate() {
+            let f = super::fold(n);
+            let next = ids.len() as i64 + 1;
+            let id = *ids.entry(f).or_insert(next);
+            if id as usize > list.len() {
+                list.push(Name {
+                    id,
+                    name: n.clone(),
+                    games: 0,
+                });
+            }
+            list[id as usize - 1].games += 1;
+            pair[i] = id;
+        }
+        met.push((pair[0], pair[1]));
+    }
+    let t = std::time::Instant::now();
+    let p = persons(&list, &met);
+    eprintln!(
+        "{} names of {} games resolved in {:?}",
+        list.len(),
+        games.len(),
+        t.elapsed()
+    );
+    let hu = p[&ids[&super::fold("胡榮華")]];
+    let (mut his, mut found) = (0, 0);
+    for g in &games {
+        for n in g {
+            if n.contains("胡榮華") && !n.contains('+') {
+                his += 1;
+                found += usize::from(p[&ids[&super::fold(n)]] == hu);
+            }
+        }
+    }
+    eprintln!("胡榮華: {found} of {his}");
+    assert!(his > 1300 && found * 100 >= his * 99, "{found} of {his}");
+    let people: std::collections::HashSet<i64> = p.values().copied().collect();
+    eprintln!("{} persons", people.len());
+}
