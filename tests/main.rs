@@ -15,6 +15,7 @@ mod move_table;
 mod notation;
 mod openings;
 mod pipeline;
+mod players_cli;
 mod rules;
 mod serve_reads;
 mod sources;
