@@ -61,7 +61,6 @@ fn scan(store: &Store) -> HashMap<u64, Seen> {
 
 fn sample() -> Store {
     let games: Vec<_> = read_path(&fixture("../../data"))
-        .into_iter()
         .filter_map(Result::ok)
         .collect();
     assert!(games.len() > 2000, "the sample has {} games", games.len());
