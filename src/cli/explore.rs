@@ -806,17 +806,8 @@ Red to move (last move h9g7)
 
     #[test]
     fn every_piece_of_each_side_has_its_own_glyph() {
-        let roles = [
-            Role::King,
-            Role::Advisor,
-            Role::Elephant,
-            Role::Horse,
-            Role::Rook,
-            Role::Cannon,
-            Role::Pawn,
-        ];
         for v in [Variant::Xiangqi, Variant::Janggi] {
-            let mut seen: Vec<char> = roles
+            let mut seen: Vec<char> = Role::ALL
                 .iter()
                 .flat_map(|&r| [Color::First, Color::Second].map(|c| board_glyph(v, r, c)))
                 .collect();
