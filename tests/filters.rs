@@ -907,8 +907,9 @@ fn check_explorer(store: &Store, min_moves: usize) {
     );
 }
 
-/// `min_games` folds the moves of too few decided games into one row, and `novelties` keeps
-/// the moves first played on or after a date; the Wilson interval brackets the score.
+/// `min_games` folds the moves of too few games played (decided or not) into one row, and
+/// `novelties` lists the moves first played on or after a date (the rest folded); the Wilson
+/// interval brackets the score.
 #[test]
 fn others_novelties_and_intervals_follow_the_query() {
     let store = sample_store();
@@ -921,12 +922,7 @@ fn others_novelties_and_intervals_follow_the_query() {
     let mut q = Query::at(start.clone());
     q.min_games = 20;
     let folded = explore(&store, &q).unwrap();
-    let decided = |c: &qipu::store::GameCounts| c.first_wins + c.draws + c.second_wins;
-    let small: Vec<_> = all
-        .moves
-        .iter()
-        .filter(|m| decided(&m.counts) < 20)
-        .collect();
+    let small: Vec<_> = all.moves.iter().filter(|m| m.counts.games < 20).collect();
     assert!(!small.is_empty() && small.len() < all.moves.len());
     let others = folded.others.unwrap();
     assert_eq!(others.moves, small.len());
@@ -947,6 +943,12 @@ fn others_novelties_and_intervals_follow_the_query() {
         .map(|m| m.mv)
         .collect();
     assert_eq!(new.moves.iter().map(|m| m.mv).collect::<Vec<_>>(), want);
+    let folded_old = new.others.map_or(0, |o| o.moves);
+    assert_eq!(
+        want.len() + folded_old,
+        all.moves.len(),
+        "the older moves are folded"
+    );
     let json = qipu::explorer::json::ExploreJson::from(&all);
     for m in &json.moves {
         if let (Some(s), Some(lo), Some(hi)) = (m.score, m.score_low, m.score_high) {

@@ -309,6 +309,20 @@ pub struct BookRecord<K> {
     pub weight: u32,
     /// What it was computed from.
     pub stats: MoveStats,
+    /// Marks beyond the counts (engine moves, records kept under another format's key).
+    pub flags: RecordFlags,
+}
+
+/// The marks of a record that the builder never sets: `qipu book extend` and `qipu book
+/// convert` / `merge` do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordFlags {
+    /// An engine chose the move (`qipu book extend`), no game did.
+    pub engine: bool,
+    /// A record whose position is not known (read from a book of another format and not
+    /// reached from a start position): the format whose key it keeps. `None`: the book's
+    /// own key scheme.
+    pub foreign: Option<Format>,
 }
 
 /// The selected moves of a book, sorted by (key, move).
@@ -565,6 +579,7 @@ pub fn build<S: KeyScheme>(
                 mv,
                 weight,
                 stats,
+                flags: RecordFlags::default(),
             })
         })
         .collect();

@@ -48,8 +48,8 @@ use std::{io::Write, sync::OnceLock};
 use super::{
     board16,
     build::{BuiltBook, KeyScheme},
-    probed::{lookup_with_mirror, ProbeMove, Probed},
-    BookError,
+    probed::{lookup_with_mirror, ProbeMove, Probed, RawRecord},
+    BookError, Format,
 };
 use crate::rules::{AnyPosition, Board, Color, Move, Variant};
 
@@ -294,6 +294,29 @@ impl EleeyeBook {
         &self.records
     }
 
+    /// Every record that names a move on the board, as a [`RawRecord`] (the lock widened to
+    /// `u64`), in file order; the second value counts the records whose move code is not one.
+    pub fn raw_records(&self) -> (Vec<RawRecord>, usize) {
+        let out: Vec<RawRecord> = self
+            .records
+            .iter()
+            .filter_map(|r| {
+                Some(RawRecord {
+                    keyed: Format::Eleeye,
+                    key: u64::from(r.lock),
+                    entry: ProbeMove {
+                        mv: decode_move(r.mv)?,
+                        weight: i64::from(r.weight),
+                        counts: None,
+                        engine: false,
+                    },
+                })
+            })
+            .collect();
+        let unreadable = self.records.len() - out.len();
+        (out, unreadable)
+    }
+
     /// The records stored under a lock.
     pub fn find(&self, lock: u32) -> &[Record] {
         let lo = self.records.partition_point(|r| r.lock < lock);
@@ -322,6 +345,7 @@ impl EleeyeBook {
                         mv: decode_move(r.mv)?,
                         weight: i64::from(r.weight),
                         counts: None,
+                        engine: false,
                     })
                 })
                 .collect())

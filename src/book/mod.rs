@@ -28,7 +28,9 @@
 
 pub mod board16;
 mod build;
+mod contents;
 pub mod eleeye;
+pub mod merge;
 pub mod obk;
 mod obk_table;
 mod probe;
@@ -40,11 +42,12 @@ use std::fmt;
 
 pub use build::{
     build, engine_weight, select, BookGame, BookOptions, BookRecord, BuiltBook, EngineEvals,
-    EvalScores, ForSide, KeyScheme, MirrorMode, MoveStats, Weights,
+    EvalScores, ForSide, KeyScheme, MirrorMode, MoveStats, RecordFlags, Weights,
 };
+pub use contents::{format_key, mirror_position, start_positions, Contents, Index, Node};
 pub use probe::{detect, Book};
-pub use probed::{Counts, ProbeMove, Probed};
-pub use write::{write, Written};
+pub use probed::{Counts, ProbeMove, Probed, RawRecord};
+pub use write::{write, write_merged, MergeWritten, Written};
 
 /// The on-disk book formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -102,6 +105,8 @@ pub enum BookError {
     Corrupt(String),
     /// Something the format cannot hold or the reader cannot do.
     Unsupported(String),
+    /// Nothing to write: no game to learn from, no record left (no file is written).
+    Empty(String),
 }
 
 impl BookError {
@@ -129,6 +134,7 @@ impl fmt::Display for BookError {
             }
             BookError::Corrupt(e) => write!(f, "corrupt book: {e}"),
             BookError::Unsupported(e) => write!(f, "not supported: {e}"),
+            BookError::Empty(e) => write!(f, "{e}: no book written"),
         }
     }
 }
@@ -143,7 +149,8 @@ impl std::error::Error for BookError {
             | BookError::Input(_)
             | BookError::UnknownFormat
             | BookError::Corrupt(_)
-            | BookError::Unsupported(_) => None,
+            | BookError::Unsupported(_)
+            | BookError::Empty(_) => None,
         }
     }
 }

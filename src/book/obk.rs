@@ -21,7 +21,8 @@
 //!   signed INTEGER. Readers match `vkey = key as i64 OR vkey = f64::from_bits(key)`.
 //! - `vmove`: `from << 8 | to` in 16×16 squares (bytes swapped relative to `BOOK.DAT`).
 //! - `vscore`: the weight; `vwin`, `vdraw`, `vlost`: game counts for the side to move;
-//!   `vvalid` = 1; `vmemo` NULL; `vindex` 0.
+//!   `vvalid` = 1; `vmemo` NULL, or `qipu: engine move` for a move an engine chose
+//!   (`qipu book extend`); `vindex` 0.
 //!
 //! Positions are stored as reached unless the book was built with mirrors merged; readers look
 //! a position up as it stands, then as its mirror image.
@@ -45,8 +46,8 @@ use super::{
     board16,
     build::{BuiltBook, KeyScheme},
     obk_table::{PLAYER, TABLE},
-    probed::{lookup_with_mirror, Counts, ProbeMove, Probed},
-    BookError,
+    probed::{lookup_with_mirror, Counts, ProbeMove, Probed, RawRecord},
+    BookError, Format,
 };
 use crate::rules::{AnyPosition, Board, Color, Move, Variant};
 
@@ -131,7 +132,7 @@ pub fn write(book: &BuiltBook<u64>, path: &Path) -> Result<usize, BookError> {
     {
         let mut insert = tx.prepare(
             "INSERT INTO bhobk(vkey, vmove, vscore, vwin, vdraw, vlost, vvalid, vmemo, vindex)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, NULL, 0)",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7, 0)",
         )?;
         for r in &book.records {
             let mv = encode_move(r.mv)
@@ -142,7 +143,8 @@ pub fn write(book: &BuiltBook<u64>, path: &Path) -> Result<usize, BookError> {
                 r.weight,
                 r.stats.wins,
                 r.stats.draws,
-                r.stats.losses
+                r.stats.losses,
+                r.flags.engine.then_some(ENGINE_MEMO)
             ])?;
         }
     }
@@ -157,6 +159,22 @@ pub struct ObkBook {
     conn: Connection,
     query: String,
     counts: bool,
+    /// Every valid record, in rowid order.
+    all: String,
+    /// ` FROM table WHERE valid`.
+    from: String,
+}
+
+/// The `vmemo` of a record an engine chose (`qipu book extend`).
+pub const ENGINE_MEMO: &str = "qipu: engine move";
+
+/// The key a stored `vkey` stands for (the inverse of [`key_value`]).
+fn key_of_value(v: &Value) -> Option<u64> {
+    match *v {
+        Value::Integer(i) => Some(i as u64),
+        Value::Real(f) => Some(f.to_bits()),
+        _ => None,
+    }
 }
 
 fn quote(name: &str) -> String {
@@ -205,10 +223,30 @@ impl ObkBook {
                 quote(&table),
                 if has("vvalid") { " AND vvalid = 1" } else { "" }
             );
+            let from = format!(
+                " FROM {}{}",
+                quote(&table),
+                if has("vvalid") {
+                    " WHERE vvalid = 1"
+                } else {
+                    ""
+                }
+            );
+            let all = format!(
+                "SELECT vmove, vscore{}, vkey, {}{from} ORDER BY rowid",
+                if counts {
+                    ", vwin, vdraw, vlost"
+                } else {
+                    ", 0, 0, 0"
+                },
+                if has("vmemo") { "vmemo" } else { "NULL" },
+            );
             return Ok(ObkBook {
                 conn,
                 query,
                 counts,
+                all,
+                from,
             });
         }
         Err(BookError::Corrupt(
@@ -240,9 +278,71 @@ impl ObkBook {
             } else {
                 None
             };
-            out.push(ProbeMove { mv, weight, counts });
+            out.push(ProbeMove {
+                mv,
+                weight,
+                counts,
+                engine: false,
+            });
         }
         Ok(out)
+    }
+
+    /// The number of valid records and of distinct keys among them.
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn size(&self) -> Result<(usize, usize), BookError> {
+        let q = format!("SELECT count(*), count(DISTINCT vkey){}", self.from);
+        let (n, k): (i64, i64) = self
+            .conn
+            .query_row(&q, [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok((
+            usize::try_from(n).unwrap_or(0),
+            usize::try_from(k).unwrap_or(0),
+        ))
+    }
+
+    /// Every valid record in rowid order (records whose move or key cannot be read are
+    /// skipped and counted in the second value).
+    ///
+    /// # Errors
+    /// SQLite errors.
+    pub fn raw_records(&self) -> Result<(Vec<RawRecord>, usize), BookError> {
+        let mut stmt = self.conn.prepare(&self.all)?;
+        let mut rows = stmt.query([])?;
+        let (mut out, mut unreadable) = (Vec::new(), 0);
+        while let Some(row) = rows.next()? {
+            let get = |i: usize| row.get::<_, Value>(i).ok().as_ref().and_then(as_i64);
+            let key = row.get::<_, Value>(5).ok().as_ref().and_then(key_of_value);
+            let (Some(mv), Some(weight), Some(key)) = (get(0).and_then(decode_move), get(1), key)
+            else {
+                unreadable += 1;
+                continue;
+            };
+            let n = |i| get(i).and_then(|v| u32::try_from(v).ok()).unwrap_or(0);
+            let memo = match row.get::<_, Value>(6) {
+                Ok(Value::Text(t)) => t == ENGINE_MEMO,
+                Ok(Value::Blob(b)) => b == ENGINE_MEMO.as_bytes(),
+                _ => false,
+            };
+            out.push(RawRecord {
+                keyed: Format::Obk,
+                key,
+                entry: ProbeMove {
+                    mv,
+                    weight,
+                    counts: self.counts.then(|| Counts {
+                        games: None,
+                        wins: n(2),
+                        draws: n(3),
+                        losses: n(4),
+                    }),
+                    engine: memo,
+                },
+            });
+        }
+        Ok((out, unreadable))
     }
 
     /// The book moves of a position: as it stands, else as its mirror image; legal moves only,

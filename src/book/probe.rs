@@ -18,9 +18,9 @@ use super::{
     eleeye::EleeyeBook,
     obk::{self, ObkBook},
     qipu::{self, QipuBook},
-    BookError, Format, Probed,
+    BookError, Format, Probed, RawRecord,
 };
-use crate::rules::AnyPosition;
+use crate::rules::{AnyPosition, Variant};
 
 /// An open book of any format.
 #[derive(Debug)]
@@ -86,6 +86,58 @@ impl Book {
             Book::Eleeye(_) => Format::Eleeye,
             Book::Obk(_) => Format::Obk,
             Book::Qipu(_) => Format::Qipu,
+        }
+    }
+
+    /// The game of the book's positions (Xiangqi for `BOOK.DAT` and `.obk`).
+    pub fn variant(&self) -> Variant {
+        match self {
+            Book::Qipu(q) => q.header().variant,
+            Book::Eleeye(_) | Book::Obk(_) => Variant::Xiangqi,
+        }
+    }
+
+    /// Whether the book folds each position with its mirror image: always for `BOOK.DAT`
+    /// (MAKEBOOK does), as the header says for qipu, never known for `.obk` (`None`; qipu
+    /// reads such books as positions as reached, and looks the mirror up when a position has
+    /// no record).
+    pub fn mirror_merged(&self) -> Option<bool> {
+        match self {
+            Book::Eleeye(_) => Some(true),
+            Book::Obk(_) => None,
+            Book::Qipu(q) => Some(q.header().mirror_merged),
+        }
+    }
+
+    /// Records and distinct positions (keys).
+    ///
+    /// # Errors
+    /// SQLite errors (`.obk`).
+    pub fn size(&self) -> Result<(usize, usize), BookError> {
+        match self {
+            Book::Eleeye(b) => {
+                let r = b.records();
+                let keys = 1 + r.windows(2).filter(|w| w[0].lock != w[1].lock).count();
+                Ok((r.len(), if r.is_empty() { 0 } else { keys }))
+            }
+            Book::Obk(b) => b.size(),
+            Book::Qipu(q) => {
+                let h = q.header();
+                Ok((h.records as usize, h.positions as usize))
+            }
+        }
+    }
+
+    /// Every record the book holds, as stored (no position known), with the number of
+    /// records whose move (or key) this version cannot read.
+    ///
+    /// # Errors
+    /// SQLite errors (`.obk`).
+    pub fn raw_records(&self) -> Result<(Vec<RawRecord>, usize), BookError> {
+        match self {
+            Book::Eleeye(b) => Ok(b.raw_records()),
+            Book::Obk(b) => b.raw_records(),
+            Book::Qipu(q) => Ok((q.raw_records().collect(), q.unreadable())),
         }
     }
 

@@ -28,6 +28,21 @@ pub struct ProbeMove {
     pub weight: i64,
     /// Game counts, where the format stores them.
     pub counts: Option<Counts>,
+    /// Whether an engine chose the move (`qipu book extend`) rather than games.
+    pub engine: bool,
+}
+
+/// One stored record as the file holds it, before any position is known: the key in the
+/// scheme of `keyed` (an ElephantEye lock widened to `u64`), the move in the stored
+/// orientation. What [`super::Contents`] walks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawRecord {
+    /// The format whose key scheme `key` is in.
+    pub keyed: super::Format,
+    /// The position key.
+    pub key: u64,
+    /// The move with its weight, counts and engine mark.
+    pub entry: ProbeMove,
 }
 
 /// The answer to a probe.

@@ -27,7 +27,7 @@
 //! |---|---|---|
 //! | 0 | u64 | position key |
 //! | 8 | u16 | move, qipu's encoding: `from | to << 7` with squares `rank * 9 + file` (file 0 = `a`, rank 0 = the first player's back rank); `0x3fff` = Janggi pass |
-//! | 10 | u16 | 0 |
+//! | 10 | u16 | record flags (below; 0 in books built from games) |
 //! | 12 | u32 | weight, ≥ 1 |
 //! | 16 | u32 | games that played the move |
 //! | 20 | u32 | of those, won by the side to move |
@@ -35,6 +35,15 @@
 //! | 28 | u32 | lost by the side to move |
 //!
 //! Records are sorted by (key, move), strictly ascending; file size = 32 + 32 × records.
+//! A record whose games and wins, draws and losses are all 0 has no counts (a move converted
+//! from a `BOOK.DAT`, or chosen by an engine).
+//!
+//! **Record flags** (offset 10; readers that predate them ignore the field): bits 0–1 name the
+//! key scheme of this record's key — 0 the book's own (scheme 1 above), 1 an ElephantEye lock
+//! (`BOOK.DAT`, in the low 32 bits), 2 a BHGUI `.obk` key — the latter two for records whose
+//! position is not known (`qipu book convert` of a record no line from the start reaches),
+//! with the move in that record's stored orientation; a probe never matches them. Bit 2: the
+//! move was chosen by an engine (`qipu book extend`), not by games. Other bits 0.
 //! A reader rejects any other size, order, magic, version or key scheme.
 //!
 //! **Key scheme 1** is qipu's frozen Zobrist key ([`crate::rules::Board::key`]): the XOR of a
@@ -68,8 +77,8 @@ use std::io::Write;
 
 use super::{
     build::{BuiltBook, KeyScheme, MirrorMode},
-    probed::{lookup_with_mirror, Counts, ProbeMove, Probed},
-    BookError, Weights,
+    probed::{lookup_with_mirror, Counts, ProbeMove, Probed, RawRecord},
+    BookError, Format, Weights,
 };
 use crate::rules::{AnyPosition, Move, Variant};
 
@@ -85,6 +94,20 @@ pub const HEADER_SIZE: usize = 32;
 pub const RECORD_SIZE: usize = 32;
 /// Flag: mirror images folded.
 pub const FLAG_MIRROR: u8 = 1;
+/// Record flags: the bits that name the key scheme of the record's key.
+pub const RECORD_KEYED_MASK: u16 = 0b11;
+/// Record flag: an engine chose the move.
+pub const RECORD_ENGINE: u16 = 0b100;
+
+/// The record flags of a record's marks.
+fn record_flags(flags: super::RecordFlags) -> u16 {
+    let keyed = match flags.foreign {
+        None | Some(super::Format::Qipu) => 0,
+        Some(super::Format::Eleeye) => 1,
+        Some(super::Format::Obk) => 2,
+    };
+    keyed | if flags.engine { RECORD_ENGINE } else { 0 }
+}
 
 /// The key scheme of qipu books: qipu's own Zobrist key.
 #[derive(Clone, Copy, Debug)]
@@ -152,7 +175,7 @@ pub fn write(book: &BuiltBook<u64>, out: &mut impl Write) -> Result<usize, BookE
     for r in &book.records {
         bytes.extend_from_slice(&r.key.to_be_bytes());
         bytes.extend_from_slice(&r.mv.to_u16().to_be_bytes());
-        bytes.extend_from_slice(&[0, 0]);
+        bytes.extend_from_slice(&record_flags(r.flags).to_be_bytes());
         for v in [
             r.weight,
             r.stats.games,
@@ -283,7 +306,51 @@ impl QipuBook {
         (self.bytes.len() - HEADER_SIZE) / RECORD_SIZE
     }
 
-    /// The moves stored under a key, in stored orientation (undecodable moves skipped).
+    /// The record at `i` as stored: key scheme, key and move (`None` for a move code this
+    /// version cannot read, or a key scheme it does not know).
+    fn raw_at(&self, i: usize) -> Option<RawRecord> {
+        let r = self.record(i);
+        let flags = u16::from_be_bytes([*r.get(10)?, *r.get(11)?]);
+        let keyed = match flags & RECORD_KEYED_MASK {
+            0 => Format::Qipu,
+            1 => Format::Eleeye,
+            2 => Format::Obk,
+            _ => return None,
+        };
+        let mv = Move::from_u16(u16::from_be_bytes([*r.get(8)?, *r.get(9)?]))?;
+        let (games, wins, draws, losses) =
+            (be_u32(r, 16), be_u32(r, 20), be_u32(r, 24), be_u32(r, 28));
+        let counts = (games > 0 || wins > 0 || draws > 0 || losses > 0).then_some(Counts {
+            games: Some(games),
+            wins,
+            draws,
+            losses,
+        });
+        Some(RawRecord {
+            keyed,
+            key: be_u64(r, 0),
+            entry: ProbeMove {
+                mv,
+                weight: i64::from(be_u32(r, 12)),
+                counts,
+                engine: flags & RECORD_ENGINE != 0,
+            },
+        })
+    }
+
+    /// Every record in file order (records this version cannot read are skipped: see
+    /// [`QipuBook::unreadable`]).
+    pub fn raw_records(&self) -> impl Iterator<Item = RawRecord> + '_ {
+        (0..self.count()).filter_map(|i| self.raw_at(i))
+    }
+
+    /// Records this version cannot read (an unknown move code or key scheme).
+    pub fn unreadable(&self) -> usize {
+        self.count() - self.raw_records().count()
+    }
+
+    /// The moves stored under a key of the book's own scheme, in stored orientation
+    /// (undecodable moves and records kept under another format's key skipped).
     pub fn find(&self, key: u64) -> Vec<ProbeMove> {
         let (mut lo, mut hi) = (0, self.count());
         while lo < hi {
@@ -294,30 +361,12 @@ impl QipuBook {
                 hi = mid;
             }
         }
-        let mut out = Vec::new();
-        for i in lo..self.count() {
-            let r = self.record(i);
-            if be_u64(r, 0) != key {
-                break;
-            }
-            let Some(mv) = r
-                .get(8..10)
-                .and_then(|s| Move::from_u16(u16::from_be_bytes([s[0], s[1]])))
-            else {
-                continue;
-            };
-            out.push(ProbeMove {
-                mv,
-                weight: i64::from(be_u32(r, 12)),
-                counts: Some(Counts {
-                    games: Some(be_u32(r, 16)),
-                    wins: be_u32(r, 20),
-                    draws: be_u32(r, 24),
-                    losses: be_u32(r, 28),
-                }),
-            });
-        }
-        out
+        (lo..self.count())
+            .take_while(|&i| be_u64(self.record(i), 0) == key)
+            .filter_map(|i| self.raw_at(i))
+            .filter(|r| r.keyed == Format::Qipu)
+            .map(|r| r.entry)
+            .collect()
     }
 
     /// The book moves of a position: as it stands, else as its mirror image; legal moves only,

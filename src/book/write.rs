@@ -1,16 +1,132 @@
 //! Building and writing a book of a given format in one call: the format picks its key scheme
 //! and writer, the file is replaced. The caller brings the games (from files, a database, a
-//! test) and reports the [`Written`] summary; this module knows no game source.
+//! test) and reports the [`Written`] summary; this module knows no game source. [`write_merged`]
+//! does the same for books merged or converted by [`super::merge`].
+//!
+//! Every book is written to a temporary file beside the target and renamed over it once
+//! complete: an error (or a kill) leaves the old file, or none, never a partial book.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{
     build,
     eleeye::{self, EleeyeKeys},
+    merge::{self, Input, InputSummary, Lost, MergeOptions, Target},
     obk::{self, ObkKeys},
     qipu::{self, QipuKeys},
     BookError, BookGame, BookOptions, BuiltBook, Format, KeyScheme,
 };
+
+/// A temporary file beside a target, removed on drop unless [`Staged::commit`] renamed it.
+struct Staged {
+    tmp: PathBuf,
+    target: PathBuf,
+    done: bool,
+}
+
+impl Staged {
+    fn new(target: &Path) -> Staged {
+        let name = target
+            .file_name()
+            .map_or_else(|| "book".into(), |n| n.to_string_lossy().into_owned());
+        let tmp = target.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+        Staged {
+            tmp,
+            target: target.to_path_buf(),
+            done: false,
+        }
+    }
+
+    fn commit(mut self) -> Result<(), BookError> {
+        std::fs::rename(&self.tmp, &self.target)?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Writes a book of a scheme to `out` through a temporary file; `write` gets that file's
+/// path and returns the number of records.
+fn staged<K>(
+    book: &BuiltBook<K>,
+    out: &Path,
+    write: impl FnOnce(&BuiltBook<K>, &Path) -> Result<usize, BookError>,
+) -> Result<usize, BookError> {
+    let stage = Staged::new(out);
+    let n = write(book, &stage.tmp)?;
+    stage.commit()?;
+    Ok(n)
+}
+
+fn bytes_to(
+    path: &Path,
+    write: impl FnOnce(&mut Vec<u8>) -> Result<usize, BookError>,
+) -> Result<usize, BookError> {
+    let mut bytes = Vec::new();
+    let n = write(&mut bytes)?;
+    std::fs::write(path, &bytes)?;
+    Ok(n)
+}
+
+/// What [`write_merged`] wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeWritten {
+    /// Records written.
+    pub records: usize,
+    /// Distinct positions (keys).
+    pub positions: usize,
+    /// Per input.
+    pub inputs: Vec<InputSummary>,
+    /// What the target could not hold.
+    pub lost: Lost,
+}
+
+/// Merges (or, with one input, converts) books into `out` of `opts.format`, replaced if it
+/// exists. See [`super::merge`] for the rule.
+///
+/// # Errors
+/// [`merge::merge`]'s errors; [`BookError::Empty`] when nothing is left to write (no file is
+/// written); I/O and SQLite errors.
+pub fn write_merged(
+    inputs: &[Input<'_>],
+    opts: &MergeOptions,
+    out: &Path,
+) -> Result<MergeWritten, BookError> {
+    fn go<S: Target>(
+        inputs: &[Input<'_>],
+        opts: &MergeOptions,
+        out: &Path,
+        write: impl FnOnce(&BuiltBook<S::Key>, &Path) -> Result<usize, BookError>,
+    ) -> Result<MergeWritten, BookError> {
+        let m = merge::merge::<S>(inputs, opts)?;
+        if m.book.records.is_empty() {
+            return Err(BookError::Empty("no record is left to write".into()));
+        }
+        let records = staged(&m.book, out, write)?;
+        Ok(MergeWritten {
+            records,
+            positions: m.positions,
+            inputs: m.inputs,
+            lost: m.lost,
+        })
+    }
+    match opts.format {
+        Format::Eleeye => go::<EleeyeKeys>(inputs, opts, out, |b, p| {
+            bytes_to(p, |v| eleeye::write(b, v))
+        }),
+        Format::Obk => go::<ObkKeys>(inputs, opts, out, obk::write),
+        Format::Qipu => {
+            go::<QipuKeys>(inputs, opts, out, |b, p| bytes_to(p, |v| qipu::write(b, v)))
+        }
+    }
+}
 
 /// What [`write()`] put into a book.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,8 +148,9 @@ pub struct Written {
 /// it exists).
 ///
 /// # Errors
-/// The builder's errors (a game it cannot replay, an input error passed through) and I/O or
-/// SQLite errors writing `out`.
+/// The builder's errors (a game it cannot replay, an input error passed through),
+/// [`BookError::Empty`] when no game came (no file is written), and I/O or SQLite errors
+/// writing `out`.
 ///
 /// ```
 /// use qipu::book::{self, Book, BookGame, BookOptions, Format};
@@ -59,17 +176,11 @@ pub fn write(
 ) -> Result<Written, BookError> {
     match format {
         Format::Eleeye => build_and_write::<EleeyeKeys>(games, opts, |b| {
-            let mut bytes = Vec::new();
-            let n = eleeye::write(b, &mut bytes)?;
-            std::fs::write(out, &bytes)?;
-            Ok(n)
+            staged(b, out, |b, p| bytes_to(p, |v| eleeye::write(b, v)))
         }),
-        Format::Obk => build_and_write::<ObkKeys>(games, opts, |b| obk::write(b, out)),
+        Format::Obk => build_and_write::<ObkKeys>(games, opts, |b| staged(b, out, obk::write)),
         Format::Qipu => build_and_write::<QipuKeys>(games, opts, |b| {
-            let mut bytes = Vec::new();
-            let n = qipu::write(b, &mut bytes)?;
-            std::fs::write(out, &bytes)?;
-            Ok(n)
+            staged(b, out, |b, p| bytes_to(p, |v| qipu::write(b, v)))
         }),
     }
 }
@@ -80,6 +191,12 @@ fn build_and_write<S: KeyScheme>(
     write: impl FnOnce(&BuiltBook<S::Key>) -> Result<usize, BookError>,
 ) -> Result<Written, BookError> {
     let built = build::<S>(games, opts)?;
+    if built.games == 0 {
+        return Err(BookError::Empty(format!(
+            "no {} game to learn from",
+            built.variant
+        )));
+    }
     let mut positions = 0;
     let mut last = None;
     for r in &built.records {

@@ -68,22 +68,33 @@ pub enum MirrorArg {
     Keep,
 }
 
+/// `qipu book`: build from games, or one of the book tools.
+#[derive(Args, Debug)]
+pub struct BookCommand {
+    /// A book tool instead of a build.
+    #[command(subcommand)]
+    pub tool: Option<super::book_tools::BookTool>,
+    /// The build's arguments.
+    #[command(flatten)]
+    pub build: BookArgs,
+}
+
 /// Arguments of `qipu book`.
 #[derive(Args, Debug)]
 pub struct BookArgs {
     /// The database to read the games from (every stored game of the variant that the
     /// filters keep, from its own start).
-    #[arg(long, required_unless_present = "paths", conflicts_with = "paths")]
+    #[arg(long, conflicts_with = "paths")]
     db: Option<PathBuf>,
     /// Instead of a database: game files, folders or zip archives of any supported format
     /// (games that cannot be read or replayed are reported and left out).
     paths: Vec<PathBuf>,
-    /// Output format.
+    /// Output format (required when building).
     #[arg(long, value_enum)]
-    format: FormatArg,
-    /// Output file (replaced if it exists).
+    format: Option<FormatArg>,
+    /// Output file, replaced once complete (required when building).
     #[arg(long)]
-    out: PathBuf,
+    out: Option<PathBuf>,
     /// The game whose records are used (the other game's are skipped) [default: xiangqi;
     /// janggi with --setup].
     #[arg(long, value_enum)]
@@ -136,7 +147,7 @@ pub struct BookArgs {
 
 impl BookArgs {
     fn format(&self) -> Format {
-        match self.format {
+        match self.format.unwrap_or(FormatArg::Qipu) {
             FormatArg::Eleeye => Format::Eleeye,
             FormatArg::Obk => Format::Obk,
             FormatArg::Qipu => Format::Qipu,
@@ -331,6 +342,12 @@ fn games_from_paths<'a>(
 /// written from the rest).
 pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
     let started = Instant::now();
+    let (Some(_), Some(out)) = (args.format, &args.out) else {
+        return Err("qipu book: --format and --out are required (or a subcommand: convert, merge, dump, stats)".into());
+    };
+    if args.db.is_none() && args.paths.is_empty() {
+        return Err("qipu book: give --db DB or game files".into());
+    }
     let format = args.format();
     let (variant, start) = match &args.setup {
         None => (
@@ -378,18 +395,17 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
                 format,
                 games_from_store(&store, variant, &selection),
                 &opts,
-                &args.out,
+                out,
             )
         }
         None => book::write(
             format,
             games_from_paths(&args.paths, variant, args.tree, &selection, &tally),
             &opts,
-            &args.out,
+            out,
         ),
     }
-    .map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let out = &args.out;
+    .map_err(|e| format!("{}: {e}", out.display()))?;
     let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
     let secs = started.elapsed().as_secs_f64();
     if args.json {

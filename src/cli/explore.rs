@@ -16,7 +16,7 @@ use crate::{
         FormationCount, PartialDate, Query, DEFAULT_MIN_GAMES, DEFAULT_TOP_GAMES,
     },
     notation::{parse_rules, Line},
-    rules::{Color, JanggiRules, Move, Piece, Square, Variant},
+    rules::{Color, JanggiRules, Move, Piece, Role, Square, Variant},
     store::Store,
 };
 
@@ -61,7 +61,8 @@ pub struct ExploreArgs {
     /// At most this many top games, and as many latest games (0 = none).
     #[arg(long, default_value_t = DEFAULT_TOP_GAMES)]
     top_games: usize,
-    /// Fold the moves with fewer decided games than this into one "others" row (0: none).
+    /// Fold the moves with fewer games played (decided or not) than this into one "others"
+    /// row (0: none). Moves past --limit are folded there too, so the rows always add up.
     #[arg(long, default_value_t = DEFAULT_MIN_GAMES)]
     min_games: u64,
     /// List only the moves first played (among the games the filters keep) on or after this
@@ -163,7 +164,11 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode, CliError> {
             let style = if args.ascii {
                 BoardStyle::Ascii
             } else {
-                BoardStyle::Unicode { color: terminal }
+                // https://no-color.org: a set, non-empty NO_COLOR turns colour off.
+                let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+                BoardStyle::Unicode {
+                    color: terminal && !no_color,
+                }
             };
             write_board(&mut out, &query.line, style)?;
         }
@@ -247,10 +252,10 @@ fn pad(s: &str, width: usize) -> String {
 pub enum BoardStyle {
     /// FEN letters, `.` for an empty point.
     Ascii,
-    /// The notation's piece names (Chinese for Xiangqi, Hangul for Janggi), first player's
-    /// pieces in red when `color`.
+    /// One distinct Chinese character per side and kind ([`board_glyph`]), painted when
+    /// `color` (Red and Han in red, Cho in blue).
     Unicode {
-        /// Colour the first player's pieces with ANSI escapes.
+        /// Paint the pieces with ANSI escapes (a terminal, and `NO_COLOR` unset or empty).
         color: bool,
     },
 }
@@ -330,20 +335,50 @@ fn cell(piece: Option<Piece>, variant: Variant, style: BoardStyle, wide: bool) -
     match style {
         BoardStyle::Ascii => p.char().to_string(),
         BoardStyle::Unicode { color } => {
-            let name = match variant {
-                Variant::Xiangqi => {
-                    crate::notation::chinese::glyph(p.role, p.color, false).to_string()
-                }
-                Variant::Janggi => {
-                    crate::notation::korean::name(p.role, p.color, false).to_string()
-                }
+            let glyph = board_glyph(variant, p.role, p.color);
+            // Red for Xiangqi's Red and Janggi's Han, blue for Cho, as the sets are painted;
+            // Black keeps the terminal's colour.
+            let paint = match (variant, p.color) {
+                (Variant::Xiangqi, Color::First) | (Variant::Janggi, Color::Second) => "31",
+                (Variant::Janggi, Color::First) => "34",
+                (Variant::Xiangqi, Color::Second) => "",
             };
-            if color && p.color == Color::First {
-                format!("\x1b[31m{name}\x1b[0m")
+            if color && !paint.is_empty() {
+                format!("\x1b[{paint}m{glyph}\x1b[0m")
             } else {
-                name
+                glyph.to_string()
             }
         }
+    }
+}
+
+/// The glyph of a piece on the drawn board: one distinct character for each side's piece of
+/// each kind, so that a board reads without colour. Xiangqi as printed sets write them
+/// (Red 帥仕相傌俥炮兵, Black 將士象馬車砲卒); Janggi's sets write both sides alike but the
+/// king and the soldiers, so Cho takes the red set's variant forms (楚仕相傌俥炮卒) and Han the
+/// plain ones (漢士象馬車包兵).
+fn board_glyph(variant: Variant, role: Role, color: Color) -> char {
+    let first = color == Color::First;
+    match (variant, role, first) {
+        (Variant::Xiangqi, Role::King, true) => '帥',
+        (Variant::Xiangqi, Role::King, false) => '將',
+        (Variant::Janggi, Role::King, true) => '楚',
+        (Variant::Janggi, Role::King, false) => '漢',
+        (_, Role::Advisor, true) => '仕',
+        (_, Role::Advisor, false) => '士',
+        (_, Role::Elephant, true) => '相',
+        (_, Role::Elephant, false) => '象',
+        (_, Role::Horse, true) => '傌',
+        (_, Role::Horse, false) => '馬',
+        (_, Role::Rook, true) => '俥',
+        (_, Role::Rook, false) => '車',
+        (_, Role::Cannon, true) => '炮',
+        (Variant::Xiangqi, Role::Cannon, false) => '砲',
+        (Variant::Janggi, Role::Cannon, false) => '包',
+        (Variant::Xiangqi, Role::Pawn, true) => '兵',
+        (Variant::Xiangqi, Role::Pawn, false) => '卒',
+        (Variant::Janggi, Role::Pawn, true) => '卒',
+        (Variant::Janggi, Role::Pawn, false) => '兵',
     }
 }
 
@@ -420,11 +455,14 @@ pub fn write_table(out: &mut impl Write, a: &Answer, wide: bool) -> std::io::Res
             .how
             .iter()
             .filter(|(_, n)| **n > 0)
-            .map(|(k, n)| format!("{k} {n}"))
+            .map(|(k, n)| match k.as_str() {
+                "unknown" => format!("not recorded {n}"),
+                _ => format!("{k} {n}"),
+            })
             .collect();
         writeln!(
             out,
-            "ended here: {} games, {first} {}  draw {}  {second} {}  ({})",
+            "ended here: {} games, {first} {}  draw {}  {second} {}  (how they ended: {})",
             e.ended.counts.games,
             pct(e.ended.counts.first_wins, e.ended.counts.decided),
             pct(e.ended.counts.draws, e.ended.counts.decided),
@@ -747,16 +785,36 @@ Red to move (last move h9g7)
         write_board(&mut out, &line, BoardStyle::Unicode { color: false }).unwrap();
         let text = String::from_utf8(out).unwrap();
         let rows: Vec<&str> = text.lines().collect();
-        assert_eq!(rows[0], "9 车 马 象 士 将 士 象(・)车");
-        assert_eq!(rows[2], "7 ・ 炮 ・ ・ ・ ・[马]炮 ・");
-        assert_eq!(rows[9], "0 车 马 相 仕 帅 仕 相 马 车");
+        assert_eq!(rows[0], "9 車 馬 象 士 將 士 象(・)車");
+        assert_eq!(rows[2], "7 ・ 砲 ・ ・ ・ ・[馬]砲 ・");
+        assert_eq!(rows[3], "6 卒 ・ 卒 ・ 卒 ・ 卒 ・ 卒");
+        assert_eq!(rows[6], "3 兵 ・ 兵 ・ 兵 ・ 兵 ・ 兵");
+        assert_eq!(rows[7], "2 ・ 炮 ・ ・ 炮 ・ ・ ・ ・");
+        assert_eq!(rows[9], "0 俥 傌 相 仕 帥 仕 相 傌 俥");
         let janggi = Line::start(Variant::Janggi, rules);
         let mut out = Vec::new();
         write_board(&mut out, &janggi, BoardStyle::Unicode { color: false }).unwrap();
         let text = String::from_utf8(out).unwrap();
-        assert!(text.contains("車") || text.contains("차"), "{text}");
+        let rows: Vec<&str> = text.lines().collect();
+        assert_eq!(rows[0], "9 車 馬 象 士 ・ 士 象 馬 車");
+        assert_eq!(rows[1], "8 ・ ・ ・ ・ 漢 ・ ・ ・ ・");
+        assert_eq!(rows[8], "1 ・ ・ ・ ・ 楚 ・ ・ ・ ・");
+        assert_eq!(rows[9], "0 俥 傌 相 仕 ・ 仕 相 傌 俥");
         assert!(text.trim_end().ends_with("Cho to move"), "{text}");
         assert!(!text.contains('(') && !text.contains('['));
+    }
+
+    #[test]
+    fn every_piece_of_each_side_has_its_own_glyph() {
+        for v in [Variant::Xiangqi, Variant::Janggi] {
+            let mut seen: Vec<char> = Role::ALL
+                .iter()
+                .flat_map(|&r| [Color::First, Color::Second].map(|c| board_glyph(v, r, c)))
+                .collect();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len(), 14, "{v:?}: {seen:?}");
+        }
     }
 
     #[test]

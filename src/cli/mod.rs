@@ -6,6 +6,7 @@
 
 mod analyse;
 mod book;
+mod book_tools;
 mod convert;
 mod emit;
 mod explore;
@@ -40,8 +41,10 @@ enum Command {
     Moves(rules_cmds::MovesArgs),
     /// Read game files, folders and zip archives into a database.
     Import(import::ImportArgs),
-    /// Build an engine opening book (BOOK.DAT, .obk or qipu) from game records.
-    Book(book::BookArgs),
+    /// Build an engine opening book (BOOK.DAT, .obk or qipu) from game records; or convert,
+    /// merge, dump or describe books (`qipu book convert|merge|dump|stats`).
+    #[command(args_conflicts_with_subcommands = true)]
+    Book(book::BookCommand),
     /// Read a book back: the moves stored for a position (BOOK.DAT, .obk or qipu).
     Probe(probe::ProbeArgs),
     /// Rewrite game records of any supported format as UTF-8 PGN (or .gib for Janggi).
@@ -72,7 +75,10 @@ pub fn main() -> ExitCode {
         Command::Perft(args) => rules_cmds::perft(&args),
         Command::Moves(args) => rules_cmds::moves(&args),
         Command::Import(args) => import::import(&args),
-        Command::Book(args) => book::book(&args),
+        Command::Book(args) => match &args.tool {
+            Some(tool) => book_tools::run(tool),
+            None => book::book(&args.build),
+        },
         Command::Probe(args) => probe::probe(&args),
         Command::Convert(args) => convert::convert(&args),
         Command::Serve(args) => serve::serve(&args),

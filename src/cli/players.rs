@@ -12,7 +12,8 @@ use crate::store::Store;
 /// Arguments of `qipu players`.
 #[derive(Args, Debug)]
 pub struct PlayersArgs {
-    /// Part of a name (empty: every player).
+    /// Part of a name (none or empty: every player).
+    #[arg(default_value = "")]
     pattern: String,
     /// The database.
     #[arg(long, default_value = "qipu.db")]

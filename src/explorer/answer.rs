@@ -29,8 +29,8 @@ pub struct Answer {
     pub top_games: Vec<TopGame>,
     /// The latest games through the position (or through `top_move`), latest first.
     pub recent_games: Vec<TopGame>,
-    /// The moves with fewer decided games than the query's `min_games`, folded into one row
-    /// (`None` when none is).
+    /// The moves not listed (fewer games played than the query's `min_games`, no novelty, or
+    /// past its `limit`), folded into one row (`None` when none is).
     pub others: Option<Others>,
     /// The games that ended in the position, and how.
     pub ended: Ended,

@@ -49,7 +49,8 @@ pub struct ExploreJson {
     /// The latest games through the position, latest first (as many as `top_games` asks).
     #[serde(default)]
     pub recent_games: Vec<GameSummary>,
-    /// The moves with fewer decided games than `min_games`, folded into one row (`null`
+    /// The moves not listed (fewer games played than `min_games`, no novelty, or past
+    /// `limit`), folded into one row (`null`
     /// when none is): `{moves, games, decided, first_wins, draws, second_wins, score}`.
     #[serde(default)]
     pub others: Option<OthersJson>,

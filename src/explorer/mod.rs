@@ -493,7 +493,8 @@ fn is_novelty(first: Option<&str>, since: PartialDate) -> bool {
 }
 
 /// Step 3: totals, the moves most played first (ties in canonical text order), the moves of
-/// too few decided games folded, the novelties kept, the opening.
+/// too few games, the non-novelties and those past the limit folded into "others", the
+/// opening.
 fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>, recent: Vec<TopGame>) -> Answer {
     let pos = &q.line.position;
     let mut counts = GameCounts::default();
@@ -520,23 +521,29 @@ fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>, recent: Vec<TopGame
         .filter_map(|(m, t)| m.map(|m| (m, t)))
         .collect();
     moves.sort_by_cached_key(|(m, t)| (std::cmp::Reverse(t.counts.games), m.to_string()));
+    // Every move is either listed or folded into "others", so that the listed moves and
+    // "others" always add up to the position's moves and games: a move is folded when it has
+    // fewer games played (decided or not) than `min_games`, is no novelty, or lies past
+    // `limit`.
     let mut others: Option<Others> = None;
-    moves.retain(|(_, t)| {
-        let decided = t.counts.first_wins + t.counts.draws + t.counts.second_wins;
-        if decided >= q.min_games {
-            return true;
+    let mut listed: Vec<(Move, MoveRow)> = Vec::with_capacity(moves.len());
+    for (m, t) in moves {
+        if t.counts.games == 0 {
+            continue; // no game that passes the filter played it
         }
-        let o = others.get_or_insert_with(Others::default);
-        o.moves += 1;
-        o.counts.merge(&t.counts);
-        false
-    });
-    if let Some(since) = q.novelties {
-        moves.retain(|(_, t)| is_novelty(t.first_date.as_deref(), since));
+        let shown = t.counts.games >= q.min_games
+            && q.novelties
+                .is_none_or(|since| is_novelty(t.first_date.as_deref(), since))
+            && (q.limit == 0 || listed.len() < q.limit);
+        if shown {
+            listed.push((m, t));
+        } else {
+            let o = others.get_or_insert_with(Others::default);
+            o.moves += 1;
+            o.counts.merge(&t.counts);
+        }
     }
-    if q.limit > 0 {
-        moves.truncate(q.limit);
-    }
+    let moves = listed;
     let with_player = q.filter.player.is_some();
     Answer {
         variant: pos.variant(),

@@ -451,7 +451,7 @@ pub struct Query {
     pub top_games: usize,
     /// List as top games only games that played this move in the position.
     pub top_move: Option<Move>,
-    /// Fold the moves with fewer decided games than this into one "others" row (0, the
+    /// Fold the moves with fewer games played (decided or not) than this into one "others" row (0, the
     /// default of [`Query::at`] and [`Query::new`], folds none; `qipu explore` and
     /// `/api/explore` default to [`DEFAULT_MIN_GAMES`]).
     pub min_games: u64,
@@ -460,8 +460,8 @@ pub struct Query {
     pub novelties: Option<PartialDate>,
 }
 
-/// `--min-games` and `min_games=` when not given: the moves no decided game played are
-/// folded into "others".
+/// `--min-games` and `min_games=` when not given: every move played by at least one game
+/// that passes the filter is listed (a move whose games have no recorded result included).
 pub const DEFAULT_MIN_GAMES: u64 = 1;
 
 impl Query {

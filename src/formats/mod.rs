@@ -13,6 +13,7 @@ pub mod facts;
 mod game;
 pub mod gib;
 pub mod names;
+pub mod persons;
 pub mod pgn;
 pub mod playtags;
 mod read;

@@ -637,7 +637,7 @@ fn answer_fields_in_the_browser() {
                 "ended here",
                 "4",
                 "25%75%",
-                "mate 1 · draw agreed 3"
+                "how they ended: mate 1 · draw agreed 3"
             ]
         ])
     );

@@ -39,7 +39,7 @@ const FILTER_KEYS = ['since', 'until', 'min_rating', 'max_rating', 'speed', 'mod
 const END_NAMES = {
   mate: 'mate', stalemate: 'stalemate', resignation: 'resignation', time: 'time',
   agreement: 'draw agreed', repetition: 'repetition ruling', count: 'count', bikjang: 'bikjang',
-  other: 'other', unknown: 'unknown',
+  other: 'other', unknown: 'not recorded',
 };
 const NOTATIONS = {
   xiangqi: [['chinese', 'Chinese 中文'], ['wxf', 'WXF'], ['coord', 'Coordinates']],
@@ -535,7 +535,7 @@ function drawExplore() {
   for (const m of ex.moves) tbody.append(moveRow(m, ex));
   if (ex.others && ex.others.games > 0) {
     const o = ex.others;
-    tbody.append(h('tr', { class: 'others', title: 'moves with fewer decided games than the minimum' },
+    tbody.append(h('tr', { class: 'others', title: 'moves not listed: fewer games than the minimum, or past the limit' },
       h('td', {}, `others (${o.moves} moves)`),
       h('td', { class: 'num' }, o.games.toLocaleString()),
       h('td', { class: 'bar' }, wdlBar(o.first_wins, o.draws, o.second_wins)),
@@ -552,7 +552,7 @@ function drawExplore() {
       h('td', {}, 'ended here'),
       h('td', { class: 'num' }, e.games.toLocaleString()),
       h('td', { class: 'bar' }, wdlBar(e.first_wins, e.draws, e.second_wins)),
-      h('td', { class: 'how', colSpan: 4 }, how)));
+      h('td', { class: 'how', colSpan: 4 }, how ? `how they ended: ${how}` : '')));
   }
   gameList($('games'), ex.top_games);
   gameList($('recent'), ex.recent_games);

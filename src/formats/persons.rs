@@ -1,0 +1,315 @@
+//! The person behind a player's names: which folded names ([`super::names::fold`]) are one
+//! person. Owns only the matching rules; the player index (`store`) gives it the names, their
+//! games and which names met in a game, and stores the answer. Reads no file and no database.
+//!
+//! The rules, each applied only when the two names never met in one game:
+//! - a trailing rank (`5단`, `3급`, `9段`, `2級`) is the rank of the day, not the name;
+//! - a known place or team word in front (`上海胡榮華`, `廣東 許銀川`, `中華臺北 吳貴臨`:
+//!   `data/places.txt`) comes off, and so does any front part of two or more characters when
+//!   what is left is itself a name of two or more characters in the database;
+//! - a name in Latin letters (`HU RongHua`, `Ronghua Hu`, `Lv Qin`, `Lü Qin`) is the hanzi
+//!   name that reads so in pinyin (any case, spacing, order; `ü`, `v` and `u` alike) when
+//!   exactly one person in the database reads so.
+//!
+//! ```
+//! use qipu::formats::persons::{persons, Name};
+//!
+//! let names = [
+//!     Name { id: 1, name: "胡榮華".into(), games: 385 },
+//!     Name { id: 2, name: "上海胡榮華".into(), games: 535 },
+//!     Name { id: 3, name: "HU RongHua".into(), games: 1364 },
+//!     Name { id: 4, name: "呂欽".into(), games: 473 },
+//! ];
+//! let person = persons(&names, &[(1, 4)]);
+//! assert_eq!(person[&1], person[&2]);
+//! assert_eq!(person[&1], person[&3]);
+//! assert_ne!(person[&1], person[&4]);
+//! ```
+
+use std::{
+    collections::{HashMap, HashSet},
+    sync::OnceLock,
+};
+
+use pinyin::ToPinyinMulti;
+
+use super::names::fold;
+
+/// A player of the index: their id, the name as written most often, their games.
+#[derive(Clone, Debug)]
+pub struct Name {
+    /// The player's id in the index.
+    pub id: i64,
+    /// The name as written most often.
+    pub name: String,
+    /// Their games.
+    pub games: u64,
+}
+
+/// The name without a trailing rank: `타이슨#401 5단` → `타이슨#401`, `王天一 9段` → `王天一`
+/// (a rank is digits, full-width or not, then `단`, `급`, `段`, `級` or `级`, after a space
+/// or straight after the name).
+///
+/// ```
+/// use qipu::formats::persons::without_rank;
+/// assert_eq!(without_rank("타이슨#401 5단"), ("타이슨#401", Some("5단")));
+/// assert_eq!(without_rank("김철수 18급"), ("김철수", Some("18급")));
+/// assert_eq!(without_rank("胡榮華"), ("胡榮華", None));
+/// ```
+pub fn without_rank(name: &str) -> (&str, Option<&str>) {
+    let t = name.trim_end();
+    let Some(last) = t.chars().last() else {
+        return (t, None);
+    };
+    if !matches!(last, '단' | '급' | '段' | '級' | '级') {
+        return (t, None);
+    }
+    let body = &t[..t.len() - last.len_utf8()];
+    let digits = body
+        .chars()
+        .rev()
+        .take_while(|c| c.is_ascii_digit() || ('０'..='９').contains(c))
+        .map(char::len_utf8)
+        .sum::<usize>();
+    if digits == 0 || digits == body.len() {
+        return (t, None);
+    }
+    let name = body[..body.len() - digits].trim_end();
+    if name.is_empty() {
+        return (t, None);
+    }
+    (name, Some(t[body.len() - digits..].trim()))
+}
+
+/// The place and team words, folded, longest first.
+fn places() -> &'static [String] {
+    static PLACES: OnceLock<Vec<String>> = OnceLock::new();
+    PLACES.get_or_init(|| {
+        let mut v: Vec<String> = include_str!("../../data/places.txt")
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or("").trim())
+            .filter(|l| !l.is_empty())
+            .map(fold)
+            .collect();
+        v.sort_by(|a, b| b.chars().count().cmp(&a.chars().count()).then(a.cmp(b)));
+        v.dedup();
+        v
+    })
+}
+
+/// The folded name without its rank and without known place or team words in front
+/// (`上海 胡榮華` → `胡荣华`, `中國上海胡榮華` → `胡荣华`); at least two characters stay.
+///
+/// ```
+/// use qipu::formats::persons::base;
+/// assert_eq!(base("黑龍江 趙國榮"), "赵国荣");
+/// assert_eq!(base("타이슨#401 7단"), "타이슨#401");
+/// assert_eq!(base("上海"), "上海");
+/// ```
+pub fn base(name: &str) -> String {
+    let mut b = fold(without_rank(name).0);
+    'strip: loop {
+        for p in places() {
+            if let Some(rest) = b.strip_prefix(p.as_str()) {
+                if rest.chars().count() >= 2 {
+                    b = rest.to_string();
+                    continue 'strip;
+                }
+            }
+        }
+        return b;
+    }
+}
+
+/// Whether a folded name is all CJK ideographs (a hanzi name, two to four of them).
+fn is_hanzi(b: &str) -> bool {
+    let n = b.chars().count();
+    (2..=4).contains(&n) && b.chars().all(|c| ('\u{4E00}'..='\u{9FFF}').contains(&c))
+}
+
+/// A romanized name's key: its letters, lower case, `ü`/`v` as `u`; `None` unless the name
+/// is Latin letters only (with spaces, hyphens, dots or apostrophes between).
+fn roman_key(name: &str) -> Option<String> {
+    let mut k = String::new();
+    for c in fold(name).chars() {
+        match c {
+            'a'..='z' => k.push(if c == 'v' { 'u' } else { c }),
+            'ü' | 'ǖ' | 'ǘ' | 'ǚ' | 'ǜ' => k.push('u'),
+            '-' | '.' | '\'' | '’' | '_' => {}
+            _ => return None,
+        }
+    }
+    (k.len() >= 3).then_some(k)
+}
+
+/// Every pinyin reading of a hanzi name as a key (surname first and surname last), at most
+/// 64 of them.
+fn readings(b: &str) -> Vec<String> {
+    let mut syllables: Vec<Vec<String>> = Vec::new();
+    for m in b.to_pinyin_multi() {
+        let Some(m) = m else { return Vec::new() };
+        let mut s: Vec<String> = m
+            .into_iter()
+            .map(|p| p.plain().replace(['ü', 'v'], "u"))
+            .collect();
+        s.sort();
+        s.dedup();
+        syllables.push(s);
+    }
+    let mut whole: Vec<Vec<String>> = vec![Vec::new()];
+    for s in &syllables {
+        whole = whole
+            .iter()
+            .flat_map(|w| {
+                s.iter().map(move |x| {
+                    let mut w = w.clone();
+                    w.push(x.clone());
+                    w
+                })
+            })
+            .take(32)
+            .collect();
+    }
+    let mut keys: Vec<String> = Vec::new();
+    for w in whole {
+        keys.push(w.concat());
+        if let Some((surname, given)) = w.split_first() {
+            keys.push(given.concat() + surname);
+        }
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// Union of names into persons, never joining two that met.
+struct Groups {
+    root: HashMap<i64, i64>,
+    members: HashMap<i64, Vec<i64>>,
+    opponents: HashMap<i64, HashSet<i64>>,
+}
+
+impl Groups {
+    fn find(&self, id: i64) -> i64 {
+        let mut r = id;
+        while let Some(&up) = self.root.get(&r).filter(|&&up| up != r) {
+            r = up;
+        }
+        r
+    }
+
+    /// Joins the persons of `a` and `b` unless a name of one met a name of the other.
+    fn join(&mut self, a: i64, b: i64) -> bool {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return true;
+        }
+        let (big, small) = if self.members[&ra].len() >= self.members[&rb].len() {
+            (ra, rb)
+        } else {
+            (rb, ra)
+        };
+        let met = |x: i64, y: i64| {
+            self.members[&y]
+                .iter()
+                .any(|m| self.opponents.get(&x).is_some_and(|o| o.contains(m)))
+        };
+        if met(big, small) {
+            return false;
+        }
+        let moved = self.members.remove(&small).unwrap_or_default();
+        let theirs = self.opponents.remove(&small).unwrap_or_default();
+        for m in &moved {
+            self.root.insert(*m, big);
+        }
+        self.members.entry(big).or_default().extend(moved);
+        self.opponents.entry(big).or_default().extend(theirs);
+        true
+    }
+}
+
+/// Each name's person: the id of the person's name with the most games (then the lowest
+/// id), by the rules of this module. `met` lists the pairs of names (ids) that played each
+/// other; two names that met are never one person.
+pub fn persons(names: &[Name], met: &[(i64, i64)]) -> HashMap<i64, i64> {
+    let mut g = Groups {
+        root: names.iter().map(|n| (n.id, n.id)).collect(),
+        members: names.iter().map(|n| (n.id, vec![n.id])).collect(),
+        opponents: HashMap::new(),
+    };
+    for &(a, b) in met {
+        g.opponents.entry(a).or_default().insert(b);
+        g.opponents.entry(b).or_default().insert(a);
+    }
+    // Most games first, so that a name joins the person it most likely is.
+    let mut order: Vec<&Name> = names.iter().collect();
+    order.sort_by(|a, b| b.games.cmp(&a.games).then(a.id.cmp(&b.id)));
+    let bases: Vec<String> = order.iter().map(|n| base(&n.name)).collect();
+    // Rank and known prefixes: one base, one person.
+    let mut by_base: HashMap<&str, i64> = HashMap::new();
+    for (n, b) in order.iter().zip(&bases) {
+        match by_base.get(b.as_str()) {
+            Some(&first) => {
+                g.join(first, n.id);
+            }
+            None => {
+                by_base.insert(b, n.id);
+            }
+        }
+    }
+    // Any other front part, when the rest is a name of the database.
+    for (n, b) in order.iter().zip(&bases) {
+        if !b.chars().all(|c| !c.is_ascii()) {
+            continue;
+        }
+        let starts: Vec<usize> = b.char_indices().map(|(i, _)| i).collect();
+        for &cut in starts.iter().skip(2) {
+            let rest = &b[cut..];
+            if rest.chars().count() < 2 {
+                break;
+            }
+            if let Some(&other) = by_base.get(rest) {
+                g.join(other, n.id);
+                break;
+            }
+        }
+    }
+    // Pinyin: a romanized name joins the one hanzi person that reads so.
+    let mut reads: HashMap<String, HashSet<i64>> = HashMap::new();
+    for (n, b) in order.iter().zip(&bases) {
+        if is_hanzi(b) {
+            let person = g.find(n.id);
+            for k in readings(b) {
+                reads.entry(k).or_default().insert(person);
+            }
+        }
+    }
+    for n in &order {
+        let Some(k) = roman_key(without_rank(&n.name).0) else {
+            continue;
+        };
+        if let Some(people) = reads.get(&k) {
+            let people: HashSet<i64> = people.iter().map(|&p| g.find(p)).collect();
+            if let [one] = people.into_iter().collect::<Vec<_>>()[..] {
+                g.join(one, n.id);
+            }
+        }
+    }
+    // Each person named by its name with the most games.
+    let rank: HashMap<i64, (u64, i64)> = names.iter().map(|n| (n.id, (n.games, -n.id))).collect();
+    let mut out = HashMap::with_capacity(names.len());
+    for (root, members) in &g.members {
+        let head = members
+            .iter()
+            .copied()
+            .max_by_key(|m| rank.get(m).copied().unwrap_or_default())
+            .unwrap_or(*root);
+        for m in members {
+            out.insert(*m, head);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
