@@ -419,6 +419,20 @@ fn page_and_assets() {
             "{path} refers to the internet"
         );
     }
+    // The page's fonts (issue #30 item 12), referred to by the style sheet, and their licence.
+    let css = get("/style.css").text();
+    for font in ["fonts/qipu-board.woff2", "fonts/qipu-text.woff2"] {
+        assert!(
+            css.contains(&format!("url({font})")),
+            "{font} not in the style sheet"
+        );
+        let a = get(&format!("/{font}"));
+        assert_eq!(a.status, 200, "{font}");
+        assert_eq!(a.header("content-type"), Some("font/woff2"));
+        assert_eq!(&a.body[..4], b"wOF2", "{font} is not WOFF2");
+    }
+    let licence = get("/fonts/OFL.txt");
+    assert!(licence.text().contains("SIL OPEN FONT LICENSE Version 1.1"));
     let a = request("HEAD", "/");
     assert_eq!(a.status, 200);
     assert!(a.body.is_empty());

@@ -52,6 +52,12 @@ impl Drop for TempDir {
 impl Browser {
     /// Starts the browser with a fresh profile.
     pub fn launch(chromium: &Path) -> Browser {
+        Browser::launch_with_env(chromium, &[])
+    }
+
+    /// [`Browser::launch`] with these environment variables set for the browser (e.g. a
+    /// `FONTCONFIG_FILE` that shows it other fonts than the machine's).
+    pub fn launch_with_env(chromium: &Path, env: &[(&str, &Path)]) -> Browser {
         let dir = std::env::temp_dir().join(format!(
             "qipu-e2e-{}-{}",
             std::process::id(),
@@ -91,6 +97,7 @@ impl Browser {
                 dir.0.join("profile").display()
             ))
             .arg("about:blank")
+            .envs(env.iter().map(|(k, v)| (*k, *v)))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -198,7 +198,7 @@ function drawGrid(svg) {
   svg.append(g);
   if (!janggi) {
     // The river, and the marks at the cannons' and soldiers' start points.
-    const river = el('g', { class: 'river', fill: '#7a5a34', 'font-size': 26, 'text-anchor': 'middle', 'font-family': 'serif' });
+    const river = el('g', { class: 'river', fill: '#7a5a34', 'font-size': 26, 'text-anchor': 'middle', 'font-family': 'QipuBoard, serif' });
     const y = M + 4.5 * S + 9;
     river.append(el('text', { x: M + 2 * S, y }, state.flipped ? '漢 界' : '楚 河'));
     river.append(el('text', { x: M + 6 * S, y }, state.flipped ? '楚 河' : '漢 界'));
@@ -269,7 +269,7 @@ function drawPiece(svg, sq, letter) {
     g.append(el('polygon', { points: octagon(x, y, r - 3.5), fill: 'none', stroke: colour, 'stroke-width': 1 }));
     g.append(el('text', {
       x, y: y + r * 0.36, 'text-anchor': 'middle', 'font-size': r * 1.05, fill: colour,
-      'font-family': 'serif', 'font-weight': 'bold',
+      'font-family': 'QipuBoard, serif', 'font-weight': 'bold',
     }, glyph));
   } else {
     const colour = side === 'first' ? '#c8102e' : '#1a1a1a';
@@ -278,7 +278,7 @@ function drawPiece(svg, sq, letter) {
     g.append(el('circle', { cx: x, cy: y, r: 18, fill: 'none', stroke: colour, 'stroke-width': 1.2 }));
     g.append(el('text', {
       x, y: y + 8, 'text-anchor': 'middle', 'font-size': 23, fill: colour,
-      'font-family': 'serif', 'font-weight': 'bold',
+      'font-family': 'QipuBoard, serif', 'font-weight': 'bold',
     }, glyph));
   }
   svg.append(g);
