@@ -58,11 +58,10 @@ impl Browser {
     /// [`Browser::launch`] with these environment variables set for the browser (e.g. a
     /// `FONTCONFIG_FILE` that shows it other fonts than the machine's).
     pub fn launch_with_env(chromium: &Path, env: &[(&str, &Path)]) -> Browser {
-        let dir = std::env::temp_dir().join(format!(
-            "qipu-e2e-{}-{}",
-            std::process::id(),
-            Instant::now().elapsed().as_nanos()
-        ));
+        // One folder per browser: tests launch browsers in parallel in one process.
+        static LAUNCHED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = LAUNCHED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("qipu-e2e-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("profile")).unwrap();
         let dir = TempDir(dir);

@@ -35,6 +35,8 @@ const CHART = {
   unknown: '#e0d8c8',
 };
 // The filters the page sends to /api/explore and keeps in the URL, by their API names.
+// The side filter as the API reads it (red/cho/first, black/han/second), for the select.
+const SIDE_WORDS = { red: 'first', cho: 'first', first: 'first', black: 'second', han: 'second', second: 'second' };
 const FILTER_KEYS = ['since', 'until', 'min_rating', 'max_rating', 'speed', 'mode', 'player', 'side', 'event'];
 const END_NAMES = {
   mate: 'mate', stalemate: 'stalemate', resignation: 'resignation', time: 'time',
@@ -142,7 +144,7 @@ function writeFilters(f) {
   for (const c of document.querySelectorAll('input[name=speed]')) c.checked = speeds.includes(c.value);
   $('f-mode').value = f.mode || '';
   $('f-player').value = f.player || '';
-  $('f-side').value = f.side || '';
+  $('f-side').value = SIDE_WORDS[(f.side || '').toLowerCase()] || '';
   $('f-event').value = f.event || '';
   const on = FILTER_KEYS.filter((k) => f[k]);
   $('filter-summary').textContent = on.length ? `(${on.map((k) => `${k.replace('_', ' ')} ${f[k]}`).join(', ')})` : '';
@@ -457,7 +459,7 @@ function moveRow(m, ex) {
     } else {
       dates.append(m.first_date);
     }
-    dates.append(' · ');
+    dates.append(h('span', { class: 'sep' }, ' · '));
   }
   dates.append(m.last_date || '–');
   const tr = h('tr', { 'data-move': m.move, title: m.move },
@@ -584,8 +586,16 @@ function drawFormationList(list) {
 }
 
 // The history chart: one stacked bar per month (first player's wins, draws, second player's
-// wins, games without a known result), scaled to the busiest month.
+// wins, games without a known result) on a continuous axis of months from the first to the
+// last, scaled to the busiest month; a bar is at most 40 px wide, so that a short range is not
+// one block. The y axis says the busiest month's games, the x axis the years (or months).
+function monthNumber(month) {
+  const [y, m] = month.split('-').map(Number);
+  return y * 12 + (m || 1) - 1;
+}
+
 function drawHistory(hist) {
+  state.history = hist;
   const sec = $('history');
   const svg = $('history-chart');
   svg.replaceChildren();
@@ -595,36 +605,54 @@ function drawHistory(hist) {
     return;
   }
   sec.hidden = false;
-  const CW = 600;
+  // Drawn at the chart's own width in pixels, so that text and bars are not stretched.
+  const CW = Math.max(240, Math.round(svg.getBoundingClientRect().width) || 600);
   const CH = 140;
-  const base = CH - 16;
+  const base = CH - 18;
+  const left = 40;
+  const right = 8;
   svg.setAttribute('viewBox', `0 0 ${CW} ${CH}`);
-  svg.setAttribute('preserveAspectRatio', 'none');
   svg.dataset.months = String(hist.length);
   const busiest = Math.max(1, ...hist.map((m) => m.games));
-  const step = CW / hist.length;
-  const w = Math.max(step - (step > 4 ? 1 : 0), 0.6);
+  const start = monthNumber(hist[0].month);
+  const span = monthNumber(hist[hist.length - 1].month) - start + 1;
+  const step = (CW - left - right) / span;
+  const w = Math.min(Math.max(step - (step > 4 ? 1 : 0), 0.6), 40);
+  const xOf = (n) => left + (n - start) * step + (step - w) / 2;
   const first = CHART.first[state.variant];
-  hist.forEach((m, i) => {
+  for (const m of hist) {
     const unknown = Math.max(0, m.games - m.first_wins - m.draws - m.second_wins);
     let y = base;
     const g = el('g', { class: 'month', 'data-month': m.month });
     g.append(el('title', {}, `${m.month}: ${m.games} games — ${SHORT_NAMES[state.variant].first} ${m.first_wins}, draws ${m.draws}, ${SHORT_NAMES[state.variant].second} ${m.second_wins}`));
     for (const [n, fill] of [[m.first_wins, first], [m.draws, CHART.draw], [m.second_wins, CHART.second], [unknown, CHART.unknown]]) {
       if (n <= 0) continue;
-      const hgt = (n / busiest) * (base - 4);
+      const hgt = (n / busiest) * (base - 12);
       y -= hgt;
-      g.append(el('rect', { x: (i * step).toFixed(2), y: y.toFixed(2), width: w.toFixed(2), height: hgt.toFixed(2), fill }));
+      g.append(el('rect', { x: xOf(monthNumber(m.month)).toFixed(2), y: y.toFixed(2), width: w.toFixed(2), height: hgt.toFixed(2), fill }));
     }
     svg.append(g);
+  }
+  const label = { 'font-size': 10, fill: '#6b6b6b' };
+  svg.append(el('line', { x1: left, y1: base, x2: CW - right, y2: base, stroke: '#bbb', 'stroke-width': 1 }));
+  svg.append(el('line', { x1: left, y1: 12, x2: CW - right, y2: 12, stroke: '#eee', 'stroke-width': 1 }));
+  svg.append(el('text', { ...label, class: 'y-axis', x: left - 4, y: 15, 'text-anchor': 'end' }, busiest.toLocaleString()));
+  svg.append(el('text', { ...label, class: 'y-axis', x: left - 4, y: base, 'text-anchor': 'end' }, '0'));
+  // The x axis: each month over a short range, else the years (at most about ten labels).
+  const ticks = [];
+  if (span <= 12) {
+    for (let n = start; n < start + span; n++) ticks.push([n, `${Math.floor(n / 12)}-${String(n % 12 + 1).padStart(2, '0')}`]);
+  } else {
+    const y0 = Math.floor(start / 12);
+    const y1 = Math.floor((start + span - 1) / 12);
+    const every = Math.max(1, Math.ceil((y1 - y0 + 1) / 10));
+    for (let y = y0; y <= y1; y++) if ((y - y0) % every === 0) ticks.push([Math.max(start, y * 12), String(y)]);
+  }
+  const every = Math.max(1, Math.ceil(ticks.length / Math.max(1, Math.floor((CW - left) / 60))));
+  ticks.filter((_, k) => k % every === 0).forEach(([n, text]) => {
+    svg.append(el('text', { ...label, class: 'x-axis', x: (xOf(n) + w / 2).toFixed(1), y: CH - 4, 'text-anchor': 'middle' }, text));
   });
-  svg.append(el('line', { x1: 0, y1: base, x2: CW, y2: base, stroke: '#bbb', 'stroke-width': 1 }));
-  // Year labels, at most about ten.
-  const years = hist.map((m, i) => [m.month.slice(0, 4), i]).filter(([, i]) => i === 0 || hist[i].month.endsWith('-01'));
-  const every = Math.max(1, Math.ceil(years.length / 10));
-  years.filter((_, k) => k % every === 0).forEach(([y, i]) => {
-    svg.append(el('text', { x: (i * step + 1).toFixed(1), y: CH - 3, 'font-size': 10, fill: '#6b6b6b' }, y));
-  });
+  svg.append(el('text', { ...label, class: 'y-axis', x: left + 4, y: 9 }, 'games per month'));
   $('history-range').textContent = `${hist[0].month} – ${hist[hist.length - 1].month}, busiest month ${busiest} games`;
 }
 
@@ -951,6 +979,12 @@ async function main() {
     refresh({ push: false });
   });
   $('game-load').addEventListener('click', playGame);
+  // The history is drawn at the chart's width in pixels: again when that changes.
+  let chartWidth = 0;
+  window.addEventListener('resize', () => {
+    const w = Math.round($('history-chart').getBoundingClientRect().width);
+    if (w !== chartWidth && state.history) { chartWidth = w; drawHistory(state.history); }
+  });
   document.addEventListener('keydown', (e) => {
     if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement) return;
     if (e.key === 'ArrowLeft') goTo(state.cursor - 1);
