@@ -916,3 +916,33 @@ fn janggi_lettered_squares_with_a_captured_piece() {
         assert!(parse_move(&pos, wrong).is_err(), "{wrong}");
     }
 }
+
+/// Kakao records also mark a check after the captured piece (`e6象g3卒장군`) or after a
+/// plain destination (`a0車a8장군`, whose rank 0 says the record counts from 0): the mark is read and dropped, and
+/// the move must still be the one the squares say (a wrong piece stays an error).
+#[test]
+fn janggi_lettered_squares_with_a_check_mark() {
+    // Han's elephant e5 takes Cho's pawn on g2 and checks the king on d0 (via f2, e1).
+    let pos = jg("9/4k4/9/9/4b4/9/9/6P2/9/3K5 b - - 0 1");
+    reads(
+        &pos,
+        &[
+            ("e6象g3卒장군", "e5g2"),
+            ("e6漢象g3卒장군", "e5g2"),
+            ("e6象g3卒", "e5g2"),
+        ],
+    );
+    for wrong in ["e6象g3車장군", "e6馬g3卒장군", "e6象g3卒장군장군"] {
+        assert!(parse_move(&pos, wrong).is_err(), "{wrong}");
+    }
+    // Cho's chariot a0 to a8 checks the king on e8 along the rank.
+    let pos = jg("9/4k4/9/9/9/9/9/9/9/R2K5 w - - 0 1");
+    reads(
+        &pos,
+        &[
+            ("a0車a8장군", "a0a8"),
+            ("a0車a8", "a0a8"),
+            ("a0車a8멍군", "a0a8"),
+        ],
+    );
+}

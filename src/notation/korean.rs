@@ -346,8 +346,9 @@ pub struct Lettered {
 }
 
 /// Syntax phase for squares in letters and digits around a piece name (`i3卒h3`), with an
-/// optional captured piece after the destination (`d6兵d5卒`, `h7包h3卒`); `None` if the text
-/// does not have that shape.
+/// optional captured piece after the destination (`d6兵d5卒`, `h7包h3卒`) and an optional
+/// check or answer mark after that (`e6象g3卒장군`, `a0車a8장군`, `…멍군`); `None` if the
+/// text does not have that shape.
 ///
 /// ```
 /// use qipu::notation::korean::parse_lettered;
@@ -356,10 +357,20 @@ pub struct Lettered {
 /// assert_eq!((l.role, l.captured), (Role::Pawn, None));
 /// let l = parse_lettered("h7包h3卒").unwrap();
 /// assert_eq!((l.role, l.captured), (Role::Cannon, Some(Role::Pawn)));
+/// let l = parse_lettered("e6象g3卒장군").unwrap();
+/// assert_eq!((l.role, l.captured), (Role::Elephant, Some(Role::Pawn)));
+/// let l = parse_lettered("a0車a8장군").unwrap();
+/// assert_eq!((l.role, l.captured), (Role::Rook, None));
 /// assert!(parse_lettered("08마87").is_none());
 /// ```
 pub fn parse_lettered(text: &str) -> Option<Lettered> {
     let t = text.trim();
+    // A check (`장군`) or its answer (`멍군`) says nothing about the move itself.
+    let t = ["장군", "멍군"]
+        .iter()
+        .find_map(|mark| t.strip_suffix(mark))
+        .unwrap_or(t)
+        .trim_end();
     let first = t.find(|c: char| !c.is_ascii())?;
     let (head, rest) = t.split_at(first);
     if !head.starts_with(|c: char| c.is_ascii_alphabetic()) {
