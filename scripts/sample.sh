@@ -3,7 +3,9 @@
 # opening book and read it back. Everything it writes goes to target/sample/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
+echo "== cargo build --release   (the first build compiles qipu and its dependencies: about 5-8 minutes on 2 cores; cargo shows its progress)"
+cargo build --release
+echo
 qipu=target/release/qipu
 out=target/sample
 mkdir -p "$out"
