@@ -9,6 +9,7 @@ mod copies;
 mod db_guard;
 mod e2e;
 mod export;
+mod filter_notes;
 mod filters;
 mod formats;
 mod move_table;

@@ -440,6 +440,9 @@ pub fn write_table(out: &mut impl Write, a: &Answer, wide: bool) -> std::io::Res
     if let Some(p) = &e.player {
         writeln!(out, "player: {}", player_text(p))?;
     }
+    for n in &e.notes {
+        writeln!(out, "note: {n}")?;
+    }
     if let Some(why) = a.no_games {
         writeln!(out, "\nno games: {}", why.message())?;
         return Ok(());

@@ -41,6 +41,8 @@ pub struct Answer {
     pub player: Option<PlayerCounts>,
     /// Why no game goes through the position, when none does.
     pub no_games: Option<NoGames>,
+    /// How the filter was read where it is coarser than given ([`super::Filter::notes`]).
+    pub notes: Vec<String>,
     /// The engine's own choice in the position (`qipu analyse`), played in a game or not.
     pub engine_best: Option<EngineChoice>,
 }

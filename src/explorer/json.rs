@@ -70,6 +70,10 @@ pub struct ExploreJson {
     /// `other_variant` (the FEN and moves reach games of the other variant) or `not_reached`;
     /// `null` otherwise.
     pub no_games: Option<String>,
+    /// How the filters were read where they are coarser than given: a day counts as its
+    /// month, a rating as its band of 200 (absent when every filter is taken as written).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// The engine's own choice in the position, when `qipu analyse` stored one (absent
     /// otherwise): `{move, notation, eval, depth, engine}`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -427,6 +431,7 @@ impl From<&Answer> for ExploreJson {
             history: a.history.iter().map(MonthJson::from).collect(),
             player: a.player.as_ref().map(PlayerJson::from),
             no_games: a.no_games.map(|n| n.code().to_string()),
+            notes: a.notes.clone(),
             engine_best: a.engine_best.as_ref().map(EngineBestJson::from),
         }
     }

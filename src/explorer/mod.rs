@@ -581,6 +581,7 @@ fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>, recent: Vec<TopGame
         history: full_history(&g.history),
         player,
         no_games: None,
+        notes: q.filter.notes(),
         engine_best: None,
     }
 }

@@ -370,6 +370,63 @@ impl Filter {
         Ok(())
     }
 
+    /// How the filter is read where it is coarser than what was given: a day counts as its
+    /// whole month and a rating as its whole band, because the aggregates keep months and
+    /// bands. One sentence each, for the terminal, the JSON `notes` and the page; empty when
+    /// the filter is taken as written.
+    ///
+    /// ```
+    /// use qipu::explorer::{Filter, PartialDate};
+    /// let f = Filter {
+    ///     since: Some("2010-03-12".parse::<PartialDate>().unwrap()),
+    ///     min_rating: Some(1850),
+    ///     max_rating: Some(1999),
+    ///     ..Filter::default()
+    /// };
+    /// assert_eq!(
+    ///     f.notes(),
+    ///     [
+    ///         "since 2010-03-12 counts the whole month: games from 2010-03 on (dates are indexed by month)",
+    ///         "min_rating 1850 counts its whole band: games rated from 1800 on (ratings are indexed in bands of 200)",
+    ///     ]
+    /// );
+    /// assert!(Filter::default().notes().is_empty());
+    /// ```
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        for (name, date, edge) in [
+            ("since", self.since, "from {m} on"),
+            ("until", self.until, "to the end of {m}"),
+        ] {
+            if let Some(d) = date.filter(|d| d.day.is_some()) {
+                let m = d.month_only().to_string();
+                notes.push(format!(
+                    "{name} {d} counts the whole month: games {} (dates are indexed by month)",
+                    edge.replace("{m}", &m)
+                ));
+            }
+        }
+        for (name, rating, low) in [
+            ("min_rating", self.min_rating, true),
+            ("max_rating", self.max_rating, false),
+        ] {
+            let Some(r) = rating else { continue };
+            let band = rating_band(r);
+            let floor = crate::store::band_floor(band);
+            let next = (band < 10).then(|| crate::store::band_floor(band + 1));
+            let edge = match (low, next) {
+                (true, _) if r != floor => format!("from {floor} on"),
+                (false, Some(n)) if r + 1 != n => format!("up to {}", n - 1),
+                (false, None) => format!("{floor} and up"),
+                _ => continue,
+            };
+            notes.push(format!(
+                "{name} {r} counts its whole band: games rated {edge} (ratings are indexed in bands of 200)"
+            ));
+        }
+        notes
+    }
+
     /// Whether a game passes.
     ///
     /// - dates: a game without a date is left out; partial dates compare on their known parts;

@@ -525,6 +525,7 @@ function drawExplore() {
       `${state.filters.player}: +${p.wins} =${p.draws} −${p.losses} of ${p.games} · score ${score}${perf}`));
   }
   if (ex.formations) drawFormationList(ex.formations);
+  for (const n of ex.notes || []) $('totals').append(h('div', { class: 'filter-note note' }, `Note: ${n}.`));
   const why = {
     empty_database: 'The database holds no game of this variant.',
     filtered: 'Games go through this position, but the filters removed every one.',
