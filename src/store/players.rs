@@ -10,7 +10,7 @@ use rusqlite::OptionalExtension;
 use super::{
     filter::BucketFilter,
     links::{move_code, Link},
-    model::{MonthCounts, MoveRow, PlayerRow, PositionKey, PositionStats},
+    model::{MonthCounts, MoveRow, PositionKey, PositionStats},
     ranges::Entry,
     read::{add_counted, add_history, recent_games},
     sql, Store, StoreError,
