@@ -15,6 +15,7 @@ mod formats;
 mod move_table;
 mod notation;
 mod openings;
+mod persons;
 mod pipeline;
 mod players_cli;
 mod rules;

@@ -233,11 +233,16 @@ fn an_empty_answer_says_why() {
             Some(NoGames::BeyondMaxPly(4))
         );
     }
-    let nobody = Filter {
-        player: Some("nobody".into()),
+    let later = Filter {
+        since: Some("2999".parse().unwrap()),
         ..Filter::default()
     };
-    assert_eq!(why(&store, &line[..2], nobody), Some(NoGames::Filtered));
+    assert_eq!(why(&store, &line[..2], later), Some(NoGames::Filtered));
+    // A name that is no player is an error, not "filtered".
+    let mut q = Query::at(qipu::explorer::line(Variant::Xiangqi, None, &[], None).unwrap());
+    q.filter.player = Some("nobody".into());
+    let e = explore(&store, &q).unwrap_err();
+    assert!(e.to_string().starts_with("no such player nobody"), "{e}");
     assert_eq!(
         why(&store, &["a3a4"], Filter::default()),
         Some(NoGames::NotReached)

@@ -983,8 +983,12 @@ fn explore_decided_games_and_empty_answers() {
     assert_eq!(v["no_games"], Value::Null);
     let v = explore("moves=i3i4");
     assert_eq!(v["no_games"], "not_reached");
-    let v = explore("player=nobody");
+    let v = explore("since=2999");
     assert_eq!(v["no_games"], "filtered");
+    // A name that is no player is not "filtered": 404, naming it.
+    let a = request_to(db_server(), "GET", "/api/explore?player=nobody");
+    assert_eq!(a.status, 404, "{}", a.text());
+    assert!(a.text().contains("no such player nobody"), "{}", a.text());
     assert_eq!(explore("top_games=0")["top_games"], json!([]));
     // The Janggi start explored as Xiangqi (the variant said): a legal Xiangqi position that
     // no Xiangqi game reaches, but the Janggi game does.

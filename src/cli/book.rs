@@ -366,7 +366,7 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
     }
     let filter = args.filter.filter();
     filter.check()?;
-    let selection = Selection {
+    let mut selection = Selection {
         filter,
         start,
         left_out: Cell::new(0),
@@ -385,6 +385,8 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
     let written = match &args.db {
         Some(db) => {
             let store = Store::open_read_only(db).map_err(|e| format!("{}: {e}", db.display()))?;
+            // `--player` takes any spelling of the person.
+            selection.filter = crate::explorer::with_person(&store, &selection.filter)?;
             if args.min_eval.is_some() || engine_weights {
                 opts.evals = Some(EngineEvals {
                     min_cp: args.min_eval,

@@ -70,6 +70,7 @@ impl GameFilterArgs {
             min_rating: self.min_rating,
             max_rating: self.max_rating,
             player: given(&self.player),
+            spellings: Vec::new(),
             side: self.side,
             event: given(&self.event),
             speeds,

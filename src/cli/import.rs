@@ -231,7 +231,7 @@ fn print_timings(report: &ImportReport, checkpoint: Duration) {
         let t = &b.timings;
         eprintln!(
             "batch {i}: {} games, {} MB of input, sent at {:.2} ({}), written {:.2} to {:.2}: \
-             plan {:.2}, insert {:.2}, ranges {:.2}, busy {:.2}, players {:.2}, copies {:.2}, commit {:.2}",
+             plan {:.2}, insert {:.2}, ranges {:.2}, busy {:.2}, players {:.2}, copies {:.2}, persons {:.2}, commit {:.2}",
             b.games,
             b.input_bytes >> 20,
             s(b.sent),
@@ -244,6 +244,7 @@ fn print_timings(report: &ImportReport, checkpoint: Duration) {
             s(t.busy),
             s(t.players),
             s(t.copies),
+            s(t.persons),
             s(t.commit)
         );
     }

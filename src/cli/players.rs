@@ -1,8 +1,10 @@
-//! `qipu players PATTERN`: the players whose name contains a pattern (matched after folding:
-//! letter case, full-width forms and spaces do not matter), most games first, so that the user
-//! can pick the name to give `explore --player`. Reads the player index only.
+//! `qipu players PATTERN`: the persons with a name that contains a pattern (matched after
+//! folding: letter case, full-width forms, spaces and simplified/traditional script do not
+//! matter), most games first, each with every spelling of their name, so that the user can
+//! pick the name to give `explore --player` (any spelling finds the person's games). Reads
+//! the player index only; `--rebuild` recomputes the persons behind the names.
 
-use std::{io::Write, path::PathBuf, process::ExitCode};
+use std::{io::Write, path::PathBuf, process::ExitCode, time::Instant};
 
 use clap::Args;
 
@@ -21,15 +23,32 @@ pub struct PlayersArgs {
     /// At most this many players.
     #[arg(long, default_value_t = 50)]
     limit: usize,
-    /// Print one JSON document: `{"players": [{"name", "games"}]}`.
+    /// Print one JSON document: `{"players": [{"name", "games", "spellings": [{"name",
+    /// "games"}]}]}` (`spellings`: every spelling, most games first).
     #[arg(long)]
     json: bool,
+    /// Recompute which names are one person (as every import does) before listing: rank
+    /// suffixes, place and team prefixes and pinyin, never two names that met in a game.
+    #[arg(long)]
+    rebuild: bool,
 }
 
 /// Runs `qipu players`.
 pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
     if !args.db.exists() {
         return Err(format!("{}: no such database", args.db.display()).into());
+    }
+    if args.rebuild {
+        let began = Instant::now();
+        let mut store = Store::open(&args.db)?;
+        let out = store.rebuild_persons()?;
+        eprintln!(
+            "{} names are {} persons ({} names changed person) in {:.3} s",
+            out.players,
+            out.persons,
+            out.changed,
+            began.elapsed().as_secs_f64()
+        );
     }
     let store = Store::open_read_only(&args.db)?;
     let found = store.players(&args.pattern, args.limit)?;
@@ -38,7 +57,13 @@ pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
         let doc = serde_json::json!({
             "players": found
                 .iter()
-                .map(|p| serde_json::json!({"name": p.name, "games": p.games}))
+                .map(|p| serde_json::json!({
+                    "name": p.name,
+                    "games": p.games,
+                    "spellings": p.spellings.iter()
+                        .map(|s| serde_json::json!({"name": s.name, "games": s.games}))
+                        .collect::<Vec<_>>(),
+                }))
                 .collect::<Vec<_>>(),
         });
         serde_json::to_writer_pretty(&mut out, &doc)?;
@@ -46,7 +71,23 @@ pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::SUCCESS);
     }
     for p in &found {
-        writeln!(out, "{:>8}  {}", p.games, p.name)?;
+        let others: Vec<String> = p
+            .spellings
+            .iter()
+            .skip(1)
+            .map(|s| format!("{} {}", s.name, s.games))
+            .collect();
+        if others.is_empty() {
+            writeln!(out, "{:>8}  {}", p.games, p.name)?;
+        } else {
+            writeln!(
+                out,
+                "{:>8}  {}  (also: {})",
+                p.games,
+                p.name,
+                others.join(", ")
+            )?;
+        }
     }
     if found.is_empty() {
         writeln!(out, "no player matches `{}`", args.pattern)?;

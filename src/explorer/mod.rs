@@ -36,6 +36,7 @@ mod answer;
 mod formations;
 pub mod json;
 mod opening;
+mod person;
 mod query;
 
 use std::{
@@ -48,6 +49,7 @@ pub use formations::{formation_counts, lists_formations, ExploreWithFormations, 
 pub use opening::{
     ecco_depth, ecco_name, name_position, opening_from_label, position_ply, Opening, ECCO_PLIES,
 };
+pub use person::with_person;
 pub use query::{
     mean_rating, parse_side, parse_speeds, parse_variant, resolve_start, Filter, GameFacts,
     PartialDate, Query, DEFAULT_MIN_GAMES, DEFAULT_TOP_GAMES, EXPLORE_RULES, MAX_LIMIT, MAX_NAME,
@@ -68,6 +70,8 @@ use crate::{
 pub enum Error {
     /// The query is malformed.
     Query(String),
+    /// The query's player is no player of the database (the message names the nearest).
+    NoPlayer(String),
     /// The database failed.
     Store(StoreError),
 }
@@ -75,7 +79,7 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Query(m) => f.write_str(m),
+            Error::Query(m) | Error::NoPlayer(m) => f.write_str(m),
             Error::Store(e) => write!(f, "{e}"),
         }
     }
@@ -85,7 +89,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Store(e) => Some(e),
-            Error::Query(_) => None,
+            Error::Query(_) | Error::NoPlayer(_) => None,
         }
     }
 }
@@ -678,6 +682,17 @@ pub fn explore(store: &Store, q: &Query) -> Result<Answer, Error> {
 
 /// [`explore`], inside its read transaction.
 fn explore_in(store: &Store, q: &Query) -> Result<Answer, Error> {
+    let with_person;
+    let q = match &q.filter.player {
+        None => q,
+        Some(_) => {
+            with_person = Query {
+                filter: person::with_person(store, &q.filter)?,
+                ..q.clone()
+            };
+            &with_person
+        }
+    };
     let pos = &q.line.position;
     let mut keys = vec![(pos.key(), false)];
     if q.mirror {

@@ -243,6 +243,12 @@ pub struct Filter {
     /// Only games of this player: the name as written; compared folded
     /// ([`fold`]), whole name, on either side or on `side`.
     pub player: Option<String>,
+    /// With `player`: the folded spellings of the player's person, any of which matches
+    /// (filled by [`crate::explorer::explore`] from the player index, [`with_person`]);
+    /// empty: the folded `player` alone.
+    ///
+    /// [`with_person`]: crate::explorer::with_person
+    pub spellings: Vec<String>,
     /// With `player`: the side the player had.
     pub side: Option<Color>,
     /// Only games whose event contains this text (case-insensitive).
@@ -431,8 +437,8 @@ impl Filter {
     ///
     /// - dates: a game without a date is left out; partial dates compare on their known parts;
     /// - rating band: on the mean known rating; a game without any rating is left out;
-    /// - player: the folded name equals the folded name of either player (or the one on
-    ///   `side`);
+    /// - player: the folded name of either player (or the one on `side`) is one of
+    ///   `spellings`, or without them equals the folded `player`;
     /// - event: case-insensitive substring;
     /// - speed and mode: a game whose speed or mode is unknown is left out.
     pub fn passes(&self, g: &GameFacts<'_>) -> bool {
@@ -467,7 +473,16 @@ impl Filter {
         }
         if let Some(p) = &self.player {
             let want = fold(p);
-            let is = |n: Option<&str>| n.is_some_and(|n| fold(n) == want);
+            let is = |n: Option<&str>| {
+                n.is_some_and(|n| {
+                    let n = fold(n);
+                    if self.spellings.is_empty() {
+                        n == want
+                    } else {
+                        self.spellings.contains(&n)
+                    }
+                })
+            };
             let ok = match self.side {
                 Some(Color::First) => is(g.names[0]),
                 Some(Color::Second) => is(g.names[1]),

@@ -111,6 +111,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         // summary; they are written in formats 5 and 4.
         then: Some(Store::reencode_busy),
     },
+    Migration {
+        name: "015_persons",
+        sql: include_str!("../../schema/015_persons.sql"),
+        // Every player's person, from the names, their games and who met whom.
+        then: Some(Store::resolve_persons_step),
+    },
 ];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {

@@ -46,6 +46,7 @@ mod lists;
 mod load;
 mod migrate;
 mod model;
+mod persons;
 mod players;
 mod ranges;
 mod read;
@@ -67,6 +68,7 @@ pub use model::{
     OpeningRow, Played, PlayerCounts, PlayerRow, PositionKey, PositionStats, StoredGame,
     VariantCount, ENDINGS,
 };
+pub use persons::{PersonsOutcome, Spelling};
 pub use read::GamesIter;
 pub use summary::{LIST_MAX, TOP_KEPT};
 pub use write::{BatchOutcome, BatchTimings};

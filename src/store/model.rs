@@ -420,13 +420,15 @@ impl GameThrough {
     }
 }
 
-/// A player found by [`super::Store::players`].
+/// A person found by [`super::Store::players`]: a player under every spelling.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayerRow {
-    /// The name as written most often.
+    /// The spelling with the most games, as written most often.
     pub name: String,
-    /// Games they played (either side).
+    /// Games they played (either side, every spelling).
     pub games: u64,
+    /// Every spelling (player of the index) with its games, most games first.
+    pub spellings: Vec<super::persons::Spelling>,
 }
 
 /// An opening label and how many games through the position carry it.

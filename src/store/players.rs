@@ -10,7 +10,7 @@ use rusqlite::OptionalExtension;
 use super::{
     filter::BucketFilter,
     links::{move_code, Link},
-    model::{MonthCounts, MoveRow, PlayerRow, PositionKey, PositionStats},
+    model::{MonthCounts, MoveRow, PositionKey, PositionStats},
     ranges::Entry,
     read::{add_counted, add_history, recent_games},
     sql, Store, StoreError,
@@ -87,48 +87,6 @@ impl Store {
             update.execute([id])?;
         }
         Ok(())
-    }
-
-    /// Players whose folded name contains the folded `pattern`, most games first (then by
-    /// name): each with the name as written most often and their games. An empty pattern
-    /// lists every player.
-    ///
-    /// ```
-    /// use qipu::formats::{Game, MoveNode, Source};
-    /// use qipu::rules::Variant;
-    /// use qipu::store::{GameRecord, Store};
-    /// let mut store = Store::open_in_memory()?;
-    /// let records: Vec<GameRecord> = [("Hu Ronghua", "Lü Qin"), ("HU RONGHUA", "Xu Tianhong"), ("Hu Ronghua", "Lü Qin")]
-    ///     .iter()
-    ///     .enumerate()
-    ///     .map(|(i, (a, b))| {
-    ///         let mut g = Game::new(Variant::Xiangqi, Source { file: "x".into(), index: i });
-    ///         g.moves = vec![MoveNode::new(["h2e2", "c3c4", "b2e2"][i])];
-    ///         g.tags.first = Some(a.to_string());
-    ///         g.tags.second = Some(b.to_string());
-    ///         GameRecord::from_game(&g, 40).unwrap()
-    ///     })
-    ///     .collect();
-    /// store.write_batch(&records)?;
-    /// let found = store.players("ronghua", 10)?;
-    /// assert_eq!(found.len(), 1);
-    /// assert_eq!((found[0].name.as_str(), found[0].games), ("Hu Ronghua", 3));
-    /// assert_eq!(store.players("", 10)?.len(), 3);
-    /// # Ok::<_, qipu::store::StoreError>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`StoreError`] if SQLite fails.
-    pub fn players(&self, pattern: &str, limit: usize) -> Result<Vec<PlayerRow>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(sql::FIND_PLAYERS)?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = stmt.query_map(rusqlite::params![fold(pattern), limit], |r| {
-            Ok(PlayerRow {
-                name: r.get(0)?,
-                games: u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0),
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// The moves one player's games played at a position (by key), counting only the games
@@ -214,32 +172,29 @@ impl Store {
         side: Option<Color>,
         key: PositionKey,
     ) -> Result<Vec<(Link, Color)>, StoreError> {
-        let folded = fold(player);
-        let Some(id) = self
-            .conn
-            .prepare_cached(sql::PLAYER_BY_FOLDED)?
-            .query_row([&folded], |r| r.get::<_, i64>(0))
-            .optional()?
-        else {
-            return Ok(Vec::new());
-        };
         let mut stmt = self.conn.prepare_cached(sql::PLAYER_GAMES)?;
-        let mut games: Vec<(i64, Color)> = stmt
-            .query_map(rusqlite::params![id], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
-            })?
-            .filter_map(|row| match row {
-                Ok((s, g)) => {
-                    let c = if s == side_code(Color::First) {
-                        Color::First
-                    } else {
-                        Color::Second
-                    };
-                    side.is_none_or(|want| want == c).then_some(Ok((g, c)))
-                }
-                Err(e) => Some(Err(e)),
-            })
-            .collect::<Result<_, _>>()?;
+        let mut games: Vec<(i64, Color)> = Vec::new();
+        // Every spelling of the person (none for a name that is no player).
+        for (id, _) in self.person_players(player)? {
+            let rows = stmt
+                .query_map(rusqlite::params![id], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+                })?
+                .filter_map(|row| match row {
+                    Ok((s, g)) => {
+                        let c = if s == side_code(Color::First) {
+                            Color::First
+                        } else {
+                            Color::Second
+                        };
+                        side.is_none_or(|want| want == c).then_some(Ok((g, c)))
+                    }
+                    Err(e) => Some(Err(e)),
+                });
+            for row in rows {
+                games.push(row?);
+            }
+        }
         games.sort_unstable_by_key(|(g, c)| (*g, side_code(*c)));
         games.dedup_by_key(|(g, _)| *g);
         let find = |g: i64| {

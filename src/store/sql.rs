@@ -53,9 +53,6 @@ pub(super) const UPDATE_PLAYER: &str = "UPDATE players SET \
     games = (SELECT sum(games) FROM player_names WHERE player = ?1), \
     name = (SELECT name FROM player_names WHERE player = ?1 ORDER BY games DESC, name LIMIT 1) \
     WHERE id = ?1";
-/// Players whose folded name contains a folded pattern, most games first.
-pub(super) const FIND_PLAYERS: &str = "SELECT name, games FROM players \
-    WHERE instr(folded, ?1) > 0 ORDER BY games DESC, name LIMIT ?2";
 /// A player's games, with the side they played.
 pub(super) const PLAYER_GAMES: &str = "SELECT side, game FROM player_games WHERE player = ?1";
 /// A game's variant, start and moves.
@@ -184,3 +181,29 @@ pub(super) const SET_MOVES: &str = "UPDATE games SET moves = ?2 WHERE id = ?1";
 pub(super) const DELETE_GAME: &str = "DELETE FROM games WHERE id = ?1";
 /// One game per identity (created once the copies are merged).
 pub(super) const IDENTITY_INDEX: &str = "CREATE UNIQUE INDEX games_identity ON games (identity)";
+
+/// Every player with the name written most often and their games (for `formats::persons`).
+pub(super) const PLAYER_NAMES_GAMES: &str = "SELECT id, name, games FROM players";
+/// Every (game, player) pair of the index, for who met whom.
+pub(super) const GAME_PLAYERS: &str = "SELECT game, player FROM player_games";
+/// Sets a player's person (only when it changes).
+pub(super) const SET_PERSON: &str =
+    "UPDATE players SET person = ?2 WHERE id = ?1 AND person IS NOT ?2";
+/// The players (id, name as written most often, folded name, games) that are one person
+/// with the player of a folded name, most games first.
+pub(super) const PERSON_OF_FOLDED: &str = "SELECT p.id, p.name, p.folded, p.games \
+    FROM players h JOIN players p ON p.person = h.person WHERE h.folded = ?1 \
+    UNION SELECT id, name, folded, games FROM players WHERE folded = ?1 \
+    ORDER BY 4 DESC, 2";
+/// The players (id, name, folded name, games) of a person, most games first.
+pub(super) const PERSON_SPELLINGS: &str = "SELECT id, name, folded, games FROM players \
+    WHERE person = ?1 ORDER BY games DESC, name";
+/// Persons (the naming player's id, and the person's games) with a name whose folded form
+/// contains a folded pattern, most games first.
+pub(super) const FIND_PERSONS: &str = "SELECT h.id, \
+    (SELECT sum(p.games) FROM players p WHERE p.person = h.id) AS g \
+    FROM players h WHERE h.person = h.id AND EXISTS (SELECT 1 FROM players s \
+    WHERE s.person = h.id AND instr(s.folded, ?1) > 0) ORDER BY g DESC, h.name LIMIT ?2";
+/// Every player: id, name, folded name, person, games (for a name that is no stored one).
+pub(super) const ALL_PLAYERS: &str =
+    "SELECT id, name, folded, coalesce(person, id), games FROM players";

@@ -65,6 +65,8 @@ pub struct BatchTimings {
     pub players: Duration,
     /// Richer copies taking over stored games.
     pub copies: Duration,
+    /// Recomputing the persons of the player index (`store::persons`).
+    pub persons: Duration,
     /// The commit (writing the WAL, and a checkpoint when SQLite runs one).
     pub commit: Duration,
 }
@@ -248,6 +250,12 @@ impl Store {
         out.timings.players = clock.lap();
         (out.copy_deltas, out.copy_recounts) = self.take_copies(&richer)?;
         out.timings.copies = clock.lap();
+        // The persons of the whole player table, in this transaction: a killed import
+        // leaves them as of its last batch.
+        if !players.is_empty() || !richer.is_empty() {
+            self.resolve_persons()?;
+        }
+        out.timings.persons = clock.lap();
         tx.commit()?;
         out.timings.commit = clock.lap();
         Ok(out)

@@ -196,6 +196,7 @@ fn explore(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
     match answered {
         Ok(json) => Ok(Reply::json(&json)),
         Err(explorer::Error::Query(m)) => Err(ApiError::BadRequest(BadRequest(m))),
+        Err(explorer::Error::NoPlayer(m)) => Err(ApiError::NotFound(m)),
         Err(explorer::Error::Store(e)) => Err(ApiError::Internal(e.into())),
     }
 }

@@ -1,0 +1,391 @@
+//! The person behind each name of the player index: `players.person`, the id of the player
+//! (folded name) that names the person. Owns recomputing it for the whole table (with every
+//! import batch, by the schema-15 migration and by [`Store::rebuild_persons`]) from the
+//! matching rules of [`crate::formats::persons`], and the reads by person: a name's
+//! spellings ([`Store::person`]), the persons of a pattern ([`Store::players`]) and the
+//! names nearest an unknown one ([`Store::nearest_players`]).
+
+use std::collections::HashMap;
+
+use super::{model::PlayerRow, sql, Store, StoreError};
+use crate::formats::{
+    names::fold,
+    persons::{base, persons, Name},
+};
+
+/// One spelling of a person's name: a player of the index (a folded name), with the name
+/// as written most often and its games.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spelling {
+    /// The name as written most often.
+    pub name: String,
+    /// Its games.
+    pub games: u64,
+}
+
+/// What recomputing the persons found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PersonsOutcome {
+    /// Players (folded names) in the index.
+    pub players: usize,
+    /// Persons they are.
+    pub persons: usize,
+    /// Players whose person changed.
+    pub changed: usize,
+}
+
+/// A row of the player table as the reads by person use it.
+struct Player {
+    id: i64,
+    name: String,
+    folded: String,
+    person: i64,
+    games: u64,
+}
+
+fn games_of(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+/// The edit distance of two strings, by characters.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let up = row[j + 1];
+            row[j + 1] = (up + 1).min(row[j] + 1).min(diag + usize::from(ca != cb));
+            diag = up;
+        }
+    }
+    row[b.len()]
+}
+
+impl Store {
+    /// Recomputes every player's person from the names, their games and the pairs of
+    /// players that met in a game, in the caller's transaction.
+    pub(super) fn resolve_persons(&self) -> Result<PersonsOutcome, StoreError> {
+        let names: Vec<Name> = self
+            .conn
+            .prepare_cached(sql::PLAYER_NAMES_GAMES)?
+            .query_map([], |r| {
+                Ok(Name {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    games: games_of(r.get(2)?),
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        let mut seats: Vec<(i64, i64)> = self
+            .conn
+            .prepare_cached(sql::GAME_PLAYERS)?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        seats.sort_unstable();
+        seats.dedup();
+        let mut met = Vec::with_capacity(seats.len() / 2);
+        for game in seats.chunk_by(|a, b| a.0 == b.0) {
+            for (i, a) in game.iter().enumerate() {
+                for b in &game[i + 1..] {
+                    met.push((a.1, b.1));
+                }
+            }
+        }
+        let person = persons(&names, &met);
+        let mut set = self.conn.prepare_cached(sql::SET_PERSON)?;
+        let mut out = PersonsOutcome {
+            players: names.len(),
+            ..PersonsOutcome::default()
+        };
+        for n in &names {
+            let p = person.get(&n.id).copied().unwrap_or(n.id);
+            out.persons += usize::from(p == n.id);
+            out.changed += set.execute(rusqlite::params![n.id, p])?;
+        }
+        Ok(out)
+    }
+
+    /// [`Store::resolve_persons`] as a migration's step.
+    pub(super) fn resolve_persons_step(&self) -> Result<(), StoreError> {
+        self.resolve_persons().map(|_| ())
+    }
+
+    /// Recomputes every player's person in one transaction (`qipu players --rebuild`): what
+    /// an import does after each batch, on demand.
+    ///
+    /// ```
+    /// let mut store = qipu::store::Store::open_in_memory()?;
+    /// assert_eq!(store.rebuild_persons()?.players, 0);
+    /// # Ok::<_, qipu::store::StoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn rebuild_persons(&mut self) -> Result<PersonsOutcome, StoreError> {
+        let tx = rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Immediate,
+        )?;
+        let out = self.resolve_persons()?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// Every player of the table.
+    fn all_players(&self) -> Result<Vec<Player>, StoreError> {
+        let mut stmt = self.conn.prepare_cached(sql::ALL_PLAYERS)?;
+        let rows = stmt.query_map([], |r| {
+            Ok(Player {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                folded: r.get(2)?,
+                person: r.get(3)?,
+                games: games_of(r.get(4)?),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The players (ids, spellings) that are one person with a name: the stored name that
+    /// folds as it does, else the one person whose names read as it after their rank and
+    /// place words come off (`中國呂欽` finds `呂欽`); none when it is no player. Most games
+    /// first.
+    pub(super) fn person_players(&self, player: &str) -> Result<Vec<(i64, Spelling)>, StoreError> {
+        let folded = fold(player);
+        let mut stmt = self.conn.prepare_cached(sql::PERSON_OF_FOLDED)?;
+        let found: Vec<(i64, Spelling)> = stmt
+            .query_map([&folded], |r| {
+                Ok((
+                    r.get(0)?,
+                    Spelling {
+                        name: r.get(1)?,
+                        games: games_of(r.get(3)?),
+                    },
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        if !found.is_empty() || folded.is_empty() {
+            return Ok(found);
+        }
+        let want = base(player);
+        let all = self.all_players()?;
+        let mut heads: Vec<i64> = all
+            .iter()
+            .filter(|p| base(&p.name) == want)
+            .map(|p| p.person)
+            .collect();
+        heads.sort_unstable();
+        heads.dedup();
+        let [head] = heads[..] else {
+            return Ok(Vec::new());
+        };
+        let mut of: Vec<(i64, Spelling)> = all
+            .into_iter()
+            .filter(|p| p.person == head)
+            .map(|p| {
+                (
+                    p.id,
+                    Spelling {
+                        name: p.name,
+                        games: p.games,
+                    },
+                )
+            })
+            .collect();
+        of.sort_by(|a, b| b.1.games.cmp(&a.1.games).then(a.1.name.cmp(&b.1.name)));
+        Ok(of)
+    }
+
+    /// The person a name is (see [`Store::players`] for the rows): named by their spelling
+    /// with the most games, with every spelling; `None` when the name is no player.
+    ///
+    /// ```
+    /// use qipu::formats::{Game, MoveNode, Source};
+    /// use qipu::rules::Variant;
+    /// use qipu::store::{GameRecord, Store};
+    /// let mut store = Store::open_in_memory()?;
+    /// let records: Vec<GameRecord> = [("胡榮華", "呂欽"), ("上海胡榮華", "許銀川"), ("HU RongHua", "呂欽")]
+    ///     .iter()
+    ///     .enumerate()
+    ///     .map(|(i, (a, b))| {
+    ///         let mut g = Game::new(Variant::Xiangqi, Source { file: "x".into(), index: i });
+    ///         g.moves = vec![MoveNode::new(["h2e2", "c3c4", "b2e2"][i])];
+    ///         g.tags.first = Some(a.to_string());
+    ///         g.tags.second = Some(b.to_string());
+    ///         GameRecord::from_game(&g, 40).unwrap()
+    ///     })
+    ///     .collect();
+    /// store.write_batch(&records)?;
+    /// let hu = store.person("胡荣华")?.unwrap();
+    /// assert_eq!(hu.games, 3);
+    /// assert_eq!(hu.spellings.len(), 3);
+    /// assert!(store.person("胡荣花")?.is_none());
+    /// # Ok::<_, qipu::store::StoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn person(&self, player: &str) -> Result<Option<PlayerRow>, StoreError> {
+        let spellings: Vec<Spelling> = self
+            .person_players(player)?
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect();
+        Ok(spellings.first().map(|head| PlayerRow {
+            name: head.name.clone(),
+            games: spellings.iter().map(|s| s.games).sum(),
+            spellings: spellings.clone(),
+        }))
+    }
+
+    /// Persons with a name whose folded form contains the folded `pattern`, most games
+    /// first (then by name): each named by their spelling with the most games, with their
+    /// games and every spelling (most games first). An empty pattern lists every person.
+    ///
+    /// ```
+    /// use qipu::formats::{Game, MoveNode, Source};
+    /// use qipu::rules::Variant;
+    /// use qipu::store::{GameRecord, Store};
+    /// let mut store = Store::open_in_memory()?;
+    /// let records: Vec<GameRecord> = [("Hu Ronghua", "Lü Qin"), ("HU RONGHUA", "Xu Tianhong"), ("上海胡榮華", "Lü Qin")]
+    ///     .iter()
+    ///     .enumerate()
+    ///     .map(|(i, (a, b))| {
+    ///         let mut g = Game::new(Variant::Xiangqi, Source { file: "x".into(), index: i });
+    ///         g.moves = vec![MoveNode::new(["h2e2", "c3c4", "b2e2"][i])];
+    ///         g.tags.first = Some(a.to_string());
+    ///         g.tags.second = Some(b.to_string());
+    ///         GameRecord::from_game(&g, 40).unwrap()
+    ///     })
+    ///     .collect();
+    /// store.write_batch(&records)?;
+    /// let found = store.players("ronghua", 10)?;
+    /// assert_eq!(found.len(), 1);
+    /// assert_eq!((found[0].name.as_str(), found[0].games), ("Hu Ronghua", 3));
+    /// assert_eq!(found[0].spellings.len(), 2, "Hu Ronghua and 上海胡榮華");
+    /// assert_eq!(store.players("", 10)?.len(), 3);
+    /// # Ok::<_, qipu::store::StoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn players(&self, pattern: &str, limit: usize) -> Result<Vec<PlayerRow>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let heads: Vec<(i64, i64)> = self
+            .conn
+            .prepare_cached(sql::FIND_PERSONS)?
+            .query_map(rusqlite::params![fold(pattern), limit], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        let mut of = self.conn.prepare_cached(sql::PERSON_SPELLINGS)?;
+        let mut out = Vec::with_capacity(heads.len());
+        for (head, games) in heads {
+            let spellings: Vec<Spelling> = of
+                .query_map([head], |r| {
+                    Ok(Spelling {
+                        name: r.get(1)?,
+                        games: games_of(r.get(3)?),
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+            let Some(first) = spellings.first() else {
+                continue;
+            };
+            out.push(PlayerRow {
+                name: first.name.clone(),
+                games: games_of(games),
+                spellings,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The persons whose names are nearest a name that is no player, at most `n`, nearest
+    /// first (then most games): each row names the nearest spelling, with the person's games
+    /// and spellings. Near is the edit distance of the folded names, or of their bases
+    /// (without rank and place words), at most half the name's characters; a name holding
+    /// the given one is nearest of all.
+    ///
+    /// ```
+    /// use qipu::formats::{Game, MoveNode, Source};
+    /// use qipu::rules::Variant;
+    /// use qipu::store::{GameRecord, Store};
+    /// let mut store = Store::open_in_memory()?;
+    /// let mut g = Game::new(Variant::Xiangqi, Source::default());
+    /// g.moves = vec![MoveNode::new("h2e2")];
+    /// g.tags.first = Some("上海胡榮華".into());
+    /// g.tags.second = Some("呂欽".into());
+    /// store.write_batch(&[GameRecord::from_game(&g, 40).unwrap()])?;
+    /// let near = store.nearest_players("胡荣花", 3)?;
+    /// assert_eq!(near.len(), 1);
+    /// assert_eq!(near[0].name, "上海胡榮華");
+    /// # Ok::<_, qipu::store::StoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn nearest_players(&self, player: &str, n: usize) -> Result<Vec<PlayerRow>, StoreError> {
+        let (folded, want) = (fold(player), base(player));
+        let most = (folded.chars().count() / 2).max(1);
+        let all = self.all_players()?;
+        // Per person: the nearest spelling and its distance.
+        let mut best: HashMap<i64, (usize, usize)> = HashMap::new();
+        let mut games: HashMap<i64, u64> = HashMap::new();
+        for (i, p) in all.iter().enumerate() {
+            *games.entry(p.person).or_default() += p.games;
+            let d = if !folded.is_empty() && p.folded.contains(&folded) {
+                0
+            } else {
+                distance(&folded, &p.folded).min(distance(&want, &base(&p.name)))
+            };
+            if d > most {
+                continue;
+            }
+            let e = best.entry(p.person).or_insert((d, i));
+            if (d, std::cmp::Reverse(p.games)) < (e.0, std::cmp::Reverse(all[e.1].games)) {
+                *e = (d, i);
+            }
+        }
+        let mut near: Vec<(usize, u64, i64, usize)> = best
+            .into_iter()
+            .map(|(person, (d, i))| (d, games.get(&person).copied().unwrap_or(0), person, i))
+            .collect();
+        near.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        near.truncate(n);
+        Ok(near
+            .into_iter()
+            .map(|(_, games, person, i)| {
+                let mut spellings: Vec<Spelling> = all
+                    .iter()
+                    .filter(|p| p.person == person)
+                    .map(|p| Spelling {
+                        name: p.name.clone(),
+                        games: p.games,
+                    })
+                    .collect();
+                spellings.sort_by(|a, b| b.games.cmp(&a.games).then(a.name.cmp(&b.name)));
+                PlayerRow {
+                    name: all[i].name.clone(),
+                    games,
+                    spellings,
+                }
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distance;
+
+    #[test]
+    fn edit_distance() {
+        assert_eq!(distance("胡荣花", "胡荣华"), 1);
+        assert_eq!(distance("", "abc"), 3);
+        assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(distance("same", "same"), 0);
+    }
+}
