@@ -825,7 +825,6 @@ fn the_cli_and_the_api_accept_the_same_queries() {
             &["--player", "Bo", "--side", "second"],
             "player=Bo&side=second",
         ),
-        (&["--player", "an"], "player=an"),
         (&["--since", "2008"], "since=2008"),
         (&["--until", "2007-12"], "until=2007-12"),
         (
@@ -969,6 +968,18 @@ fn the_cli_and_the_api_accept_the_same_queries() {
         let a = request_to(addr, "GET", &format!("/api/explore?{query}"));
         assert_eq!(a.status, 400, "{query}: {}", a.text());
     }
+    // A name that is no player: exit 2 in the terminal, 404 from the API, the same message
+    // naming the nearest player.
+    let (code, _, err) = cli(&["--player", "an"]);
+    assert_eq!(code, Some(2), "{err}");
+    let a = request_to(addr, "GET", "/api/explore?player=an");
+    assert_eq!(a.status, 404, "{}", a.text());
+    for text in [err, a.text()] {
+        assert!(
+            text.contains("no such player an; did you mean: Ann (1 game)?"),
+            "{text}"
+        );
+    }
 }
 
 /// The answer counts only decided games as statistics, and says why it has no games.
@@ -1005,8 +1016,9 @@ fn explore_decided_games_and_empty_answers() {
         (v["games"].as_u64(), v["variant"].as_str()),
         (Some(1), Some("janggi"))
     );
-    // Whole folded names, not substrings: `an` is nobody, `ANN` is Ann.
-    assert_eq!(totals(&explore("player=an")), (0, 0, 0, 0));
+    // Whole folded names, not substrings: `an` is nobody (404), `ANN` is Ann.
+    let a = request_to(db_server(), "GET", "/api/explore?player=an");
+    assert_eq!(a.status, 404, "{}", a.text());
     assert_eq!(totals(&explore("player=ANN")), (1, 0, 0, 1));
 }
 
