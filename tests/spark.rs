@@ -50,14 +50,17 @@ fn spark_ready() -> bool {
 }
 
 /// Emits each group of inputs on its own (as shards on several machines would) into one
-/// facts folder, runs the job on `local[2]` and loads its output into `db`.
-fn spark_build(shards: &[Vec<PathBuf>], work: &Path, db: &Path) {
+/// facts folder, each with the place of its first input in the whole list (`--input-rank`),
+/// runs the job on `local[2]` and loads its output into `db`.
+fn spark_build(shards: &[(u32, Vec<PathBuf>)], work: &Path, db: &Path) {
     let facts = work.join("facts");
     let stats = work.join("stats");
-    for shard in shards {
+    for (rank, shard) in shards {
+        let rank = rank.to_string();
         let mut args: Vec<&OsStr> = vec![OsStr::new("emit")];
         args.extend(shard.iter().map(|p| p.as_os_str()));
         args.extend([OsStr::new("--out"), facts.as_os_str()]);
+        args.extend([OsStr::new("--input-rank"), OsStr::new(&rank)]);
         qipu(&args);
     }
     let job = Path::new(env!("CARGO_MANIFEST_DIR")).join("spark/build.py");
@@ -262,7 +265,7 @@ fn assert_same(a: &Path, b: &Path, variants: &[Variant], step: usize, work: &Pat
 /// [`assert_same`] of the two (probing every `step`-th game of each of `variants`).
 fn import_and_build_agree(
     inputs: &[PathBuf],
-    shards: &[Vec<PathBuf>],
+    shards: &[(u32, Vec<PathBuf>)],
     variants: &[Variant],
     step: usize,
     work: &Path,
@@ -361,8 +364,26 @@ fn spark_build_of_a_small_corpus_equals_its_import() {
         return;
     };
     // Two shards emitted apart, the second first: the order key puts them back.
-    let shards = [vec![inputs[1].clone()], vec![inputs[0].clone()]];
+    let shards = [(1, vec![inputs[1].clone()]), (0, vec![inputs[0].clone()])];
     import_and_build_agree(&inputs, &shards, &[Variant::Xiangqi], 1, dir.path());
+}
+
+#[test]
+fn a_spark_build_keeps_the_command_lines_order() {
+    let Some((dir, inputs)) = ready_small_corpus() else {
+        return;
+    };
+    // The inputs against their path order, in one emit and in one import: the same ids (the
+    // explorer's game lists compare them).
+    assert!(inputs[0] < inputs[1]);
+    let reversed = vec![inputs[1].clone(), inputs[0].clone()];
+    import_and_build_agree(
+        &reversed,
+        &[(0, reversed.clone())],
+        &[Variant::Xiangqi],
+        1,
+        dir.path(),
+    );
 }
 
 #[test]
@@ -375,7 +396,7 @@ fn spark_build_of_the_shared_corpus_equals_its_import() {
     let dir = tempfile::tempdir().unwrap();
     let data = shared.join("data");
     let inputs = vec![data.join("janggi"), data.join("xiangqi")];
-    let shards = [vec![inputs[0].clone()], vec![inputs[1].clone()]];
+    let shards = [(0, vec![inputs[0].clone()]), (1, vec![inputs[1].clone()])];
     let variants = [Variant::Xiangqi, Variant::Janggi];
     import_and_build_agree(&inputs, &shards, &variants, 97, dir.path());
 }
@@ -395,7 +416,7 @@ fn an_incremental_load_adds_games_as_an_import_does() {
     let second = dir.path().join("second");
     std::fs::create_dir_all(&first).unwrap();
     std::fs::create_dir_all(&second).unwrap();
-    spark_build(&[inputs[..1].to_vec()], &first, &loaded);
-    spark_build(&[inputs[1..].to_vec()], &second, &loaded);
+    spark_build(&[(0, inputs[..1].to_vec())], &first, &loaded);
+    spark_build(&[(0, inputs[1..].to_vec())], &second, &loaded);
     assert_same(&imported, &loaded, &[Variant::Xiangqi], 1, dir.path());
 }

@@ -137,22 +137,26 @@ pub const POSITION_COLUMNS: &[ColumnDef] = &[
     col("mv", Kind::Int, false),
 ];
 
-/// A file's place in the order `qipu import` reads its input: the components of its
-/// absolute path (relative paths taken from the current folder, `.` and `..` resolved in
-/// the text, symbolic links left as they are) joined by a 0 byte (so that text order is the
-/// component order of a folder walk), then 1 and the rank of the member within its archive
-/// (0 for a plain file). The key depends neither on the order of the arguments nor on the
-/// folder emit runs in: shards emitted apart (from one file tree) concatenate to one emit,
-/// and the ids follow the import of the same paths given in that order (see
-/// `spark/README.md`).
+/// A file's place in the order `qipu import` reads its input: the rank of the command-line
+/// argument it was found under (zero-padded, so that text order is number order), a 0 byte,
+/// the components of its absolute path (relative paths taken from the current folder, `.`
+/// and `..` resolved in the text, symbolic links left as they are) joined by a 0 byte (so
+/// that text order is the component order of a folder walk), then 1 and the rank of the
+/// member within its archive (0 for a plain file). The key follows the order of the
+/// arguments, as the import does, and does not depend on the folder emit runs in or on how a
+/// path is spelled: shards emitted apart (each with `--input-rank`, the place of its first
+/// argument in the whole list) concatenate to one emit, and the ids are those of the import
+/// of the same arguments in the same order (see `spark/README.md`).
 ///
 /// ```
 /// use qipu::bulk::order_key;
-/// assert!(order_key("a/b.pgn", 0) < order_key("a-c/d.pgn", 0)); // "a" before "a-c"
-/// assert!(order_key("x.zip", 2) < order_key("x.zip", 10));
-/// assert_eq!(order_key("a/./c/../b.pgn", 0), order_key("a/b.pgn", 0));
+/// assert!(order_key(0, "a/b.pgn", 0) < order_key(0, "a-c/d.pgn", 0)); // "a" before "a-c"
+/// assert!(order_key(0, "x.zip", 2) < order_key(0, "x.zip", 10));
+/// assert_eq!(order_key(3, "a/./c/../b.pgn", 0), order_key(3, "a/b.pgn", 0));
+/// assert!(order_key(1, "z.pgn", 0) < order_key(2, "a.pgn", 0)); // the arguments' order first
+/// assert!(order_key(9, "z.pgn", 0) < order_key(10, "a.pgn", 0));
 /// ```
-pub fn order_key(path: &str, member: u32) -> String {
+pub fn order_key(rank: u32, path: &str, member: u32) -> String {
     let given = Path::new(path);
     let absolute = std::path::absolute(given).unwrap_or_else(|_| given.to_path_buf());
     let mut parts: Vec<String> = Vec::new();
@@ -167,15 +171,17 @@ pub fn order_key(path: &str, member: u32) -> String {
             c => parts.push(c.as_os_str().to_string_lossy().into_owned()),
         }
     }
-    format!("{}\u{1}{member:010}", parts.join("\0"))
+    format!("{rank:010}\0{}\u{1}{member:010}", parts.join("\0"))
 }
 
 /// Order keys of the files chunks come from, in reading order: a file on disk is its own
 /// path; a member `archive:inner` (an archive on disk, then `:` and the member's name) takes
 /// its archive's path and its rank among the archive's members as the reader gives them
-/// (sorted by name, as the text of the name sorts).
+/// (sorted by name, as the text of the name sorts). `rank` is the place of the argument the
+/// files are read under.
 #[derive(Default)]
 struct FileOrder {
+    rank: u32,
     last: String,
     key: String,
     archive: Option<String>,
@@ -183,9 +189,10 @@ struct FileOrder {
 }
 
 impl FileOrder {
-    fn of(&mut self, file: &str) -> &str {
-        if file != self.last {
+    fn of(&mut self, rank: u32, file: &str) -> &str {
+        if file != self.last || rank != self.rank {
             self.last = file.to_string();
+            self.rank = rank;
             let archive = if Path::new(file).is_file() {
                 None
             } else {
@@ -200,11 +207,11 @@ impl FileOrder {
                         self.member = 0;
                     }
                     self.member = self.member.saturating_add(1);
-                    order_key(a, self.member)
+                    order_key(rank, a, self.member)
                 }
                 None => {
                     self.archive = None;
-                    order_key(file, 0)
+                    order_key(rank, file, 0)
                 }
             };
         }
@@ -376,11 +383,17 @@ fn record_of(row: &Row<'_>, with_positions: bool) -> Result<GameRecord, BulkErro
 /// `qipu emit`: reads every input as `qipu import` does (files, folders, zips, in the same
 /// order), replays each game to `max_ply` and writes `out/games/` and `out/positions/`
 /// (one new part file each, beside any already there). Rejected games are in the report's
-/// `errors`.
+/// `errors`. `first_rank` is the place of `paths[0]` among the arguments of the whole input
+/// (0 unless this emit is a shard of a larger one: see [`order_key`]).
 ///
 /// # Errors
 /// [`BulkError`] if the output cannot be written.
-pub fn emit(paths: &[PathBuf], out: &Path, max_ply: usize) -> Result<EmitReport, BulkError> {
+pub fn emit(
+    paths: &[PathBuf],
+    out: &Path,
+    max_ply: usize,
+    first_rank: u32,
+) -> Result<EmitReport, BulkError> {
     let name = run_name();
     let mut tables = Vec::new();
     for (dir, table, columns) in [
@@ -397,35 +410,41 @@ pub fn emit(paths: &[PathBuf], out: &Path, max_ply: usize) -> Result<EmitReport,
     let mut report = EmitReport::default();
     let mut numbers = GameNumbers::default();
     let mut order = FileOrder::default();
-    let mut input = paths.iter().flat_map(|p| chunks(p)).peekable();
+    let ranks = (0u32..).map(|i| first_rank.saturating_add(i));
+    let mut input = paths
+        .iter()
+        .zip(ranks)
+        .flat_map(|(p, rank)| chunks(p).map(move |c| (rank, c)))
+        .peekable();
     while input.peek().is_some() {
         // A round of chunks, read and replayed in parallel, kept in input order.
-        let mut round: Vec<Chunk> = Vec::new();
+        let mut round: Vec<(u32, Chunk)> = Vec::new();
         let mut bytes = 0;
         while bytes < 4 * CHUNK_BYTES {
             let Some(p) = input.next() else { break };
-            bytes += p.size().max(1);
+            bytes += p.1.size().max(1);
             round.push(p);
         }
-        let done: Vec<(Chunk, Vec<Result<GameRecord, GameError>>)> = round
+        type Read = (u32, Chunk, Vec<Result<GameRecord, GameError>>);
+        let done: Vec<Read> = round
             .into_par_iter()
-            .map(|p| {
+            .map(|(rank, p)| {
                 let records = p
                     .read()
                     .into_iter()
                     .map(|g| g.and_then(|g| GameRecord::from_game(&g, max_ply)))
                     .collect();
-                (p, records)
+                (rank, p, records)
             })
             .collect();
-        for (chunk, mut items) in done {
+        for (rank, chunk, mut items) in done {
             numbers.place(&chunk, &mut items);
             for item in items {
                 match item {
                     Ok(r) => {
                         report.games_read += 1;
                         report.emitted += 1;
-                        let key = order.of(&r.source.file);
+                        let key = order.of(rank, &r.source.file);
                         game_table.push(game_row(&r, key))?;
                         let id = identity(&r) as i64;
                         for &(k, mv) in &r.positions {
@@ -793,7 +812,7 @@ mod tests {
         std::fs::write(input.join("sub/b.pgn"), pgn).unwrap();
         std::fs::write(input.join("a.pgn"), "1. c3c4 *\n").unwrap();
         let out = dir.path().join("facts");
-        let report = emit(std::slice::from_ref(&input), &out, 3).unwrap();
+        let report = emit(std::slice::from_ref(&input), &out, 3, 0).unwrap();
         assert_eq!((report.emitted, report.rejected), (3, 0));
         let want: Vec<GameRecord> = read_path(&input)
             .map(|g| {
@@ -838,7 +857,7 @@ mod tests {
     }
 
     #[test]
-    fn the_order_of_an_emit_holds_whatever_the_argument_order_sharding_and_path_spelling() {
+    fn the_order_of_an_emit_is_the_arguments_order_whatever_the_sharding_and_path_spelling() {
         let dir = tempfile::tempdir().unwrap();
         let (a, b) = (dir.path().join("a"), dir.path().join("b"));
         std::fs::create_dir_all(a.join("x")).unwrap();
@@ -864,16 +883,18 @@ mod tests {
             keys
         };
         let one = dir.path().join("one");
-        emit(&[b.clone(), a.clone()], &one, 10).unwrap();
+        emit(&[b.clone(), a.clone()], &one, 10, 0).unwrap();
+        // Two shards, the second emitted first, each told its first argument's place, with
+        // its path spelled another way.
         let shards = dir.path().join("shards");
-        emit(std::slice::from_ref(&b), &shards, 10).unwrap();
-        emit(&[a.join("x/../x"), a.join("./2.pgn")], &shards, 10).unwrap();
+        emit(&[a.join("x/..")], &shards, 10, 1).unwrap();
+        emit(&[b.join("./")], &shards, 10, 0).unwrap();
         let got = keys(&one);
         assert_eq!(got.len(), 5);
         assert_eq!(got, keys(&shards));
-        // The job's order is the import's of the arguments in path order: a/, then b/.
-        let want: Vec<i64> = read_path(&a)
-            .chain(read_path(&b))
+        // The job's order is the import's of the arguments in their order: b/, then a/.
+        let want: Vec<i64> = read_path(&b)
+            .chain(read_path(&a))
             .map(|g| GameRecord::from_game(&g.unwrap(), 10).unwrap().hash as i64)
             .collect();
         assert_eq!(got.iter().map(|k| k.2).collect::<Vec<_>>(), want);
@@ -895,12 +916,14 @@ mod tests {
             path("b.pgn"),
         ]
         .iter()
-        .map(|f| order.of(f).to_string())
+        .map(|f| order.of(0, f).to_string())
         .collect();
         let mut sorted = got.clone();
         sorted.sort();
         assert_eq!(got, sorted);
-        assert!(order_key("x/y/z.pgn", 0) < order_key("x/y-z.pgn", 0));
-        assert!(order_key("x-y.pgn", 0) > order_key("x/y.pgn", 0));
+        assert!(order_key(0, "x/y/z.pgn", 0) < order_key(0, "x/y-z.pgn", 0));
+        assert!(order_key(0, "x-y.pgn", 0) > order_key(0, "x/y.pgn", 0));
+        // A second argument's files follow the first's, whatever their paths.
+        assert!(order_key(0, "z/z.pgn", 9) < order_key(1, "a.pgn", 0));
     }
 }

@@ -27,6 +27,11 @@ pub struct EmitArgs {
     /// Write every rejected game (file, game index, ply, token, reason) to this CSV file.
     #[arg(long)]
     report: Option<PathBuf>,
+    /// For a shard of a larger input: the place (from 0) of this emit's first argument in the
+    /// whole list, so that the shards' games keep the order `qipu import` of the whole list
+    /// gives them (`qipu emit a/ b/` = `qipu emit a/` plus `qipu emit --input-rank 1 b/`).
+    #[arg(long, default_value_t = 0)]
+    input_rank: u32,
 }
 
 /// Runs `qipu emit`: exit 0 when every game was emitted, 1 when some were rejected, 2 on a
@@ -38,7 +43,7 @@ pub fn emit(args: &EmitArgs) -> Result<ExitCode, CliError> {
         }
     }
     let started = Instant::now();
-    let report = bulk::emit(&args.paths, &args.out, args.max_ply)?;
+    let report = bulk::emit(&args.paths, &args.out, args.max_ply, args.input_rank)?;
     RunSummary {
         games_read: report.games_read,
         files: None,
