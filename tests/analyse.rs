@@ -849,6 +849,8 @@ fn explore_shows_each_moves_eval_and_the_engines_choice_even_unplayed() {
     assert_eq!(doc["engine_best"]["notation"]["wxf"], "C8.5");
     assert_eq!(doc["engine_best"]["eval"]["cp"], 40);
     assert_eq!(doc["engine_best"]["depth"], 12);
+    assert_eq!(doc["engine_best"]["played"], false);
+    assert_eq!(doc["engine_best"]["engine_move"], "b2e2");
     // The table has the column and the line.
     let text = qipu()
         .args(["explore", "--no-board", "--min-games", "0", "--db"])
@@ -885,6 +887,85 @@ fn db_with_start_evals(db: &Path, best: Option<(&str, u32)>, rows: &[(&str, Scor
     store
         .write_position_evals(engine, start, best, &rows)
         .unwrap();
+}
+
+/// The choice is the best scored move searched in the position: a played move that scores
+/// better alone than the engine's own pick is the choice, and a choice folded into
+/// "others" is still a move played here.
+#[test]
+fn no_move_beats_the_engines_choice_and_folded_moves_count_as_played() {
+    let dir = tempfile::tempdir().unwrap();
+    // At the start h0g2 (4 games), h2e2 (3) and c3c4 (1) were played. The engine's search of
+    // all moves picked b2e2 at +40, but h2e2 alone scores +104.
+    let db = dir.path().join("a.db");
+    db_with_start_evals(
+        &db,
+        Some(("b2e2", 8)),
+        &[
+            ("b2e2", Score::Cp(40), 8),
+            ("h2e2", Score::Cp(104), 8),
+            ("h0g2", Score::Cp(30), 8),
+            ("c3c4", Score::Cp(12), 8),
+        ],
+    );
+    let json = |db: &Path, extra: &[&str]| -> serde_json::Value {
+        let out = succeeds(
+            qipu()
+                .args(["explore", "--json", "--db"])
+                .arg(db)
+                .args(extra),
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let doc = json(&db, &[]);
+    let best = &doc["engine_best"];
+    assert_eq!(
+        (
+            &best["move"],
+            &best["eval"]["cp"],
+            &best["played"],
+            &best["engine_move"]
+        ),
+        (&"h2e2".into(), &104.into(), &true.into(), &"b2e2".into())
+    );
+    for m in doc["moves"].as_array().unwrap() {
+        assert!(m["eval"]["cp"].as_i64().unwrap() <= 104, "{m}");
+    }
+    let text = qipu()
+        .args(["explore", "--no-board", "--db"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("engine's choice"))
+        .unwrap();
+    assert!(line.starts_with("engine's choice: h2e2"), "{line}");
+    assert!(line.contains("picked b2e2"), "{line}");
+    assert!(!line.contains("never played"), "{line}");
+
+    // A mate by c3c4, played once: folded into "others" by --limit 1, still played here.
+    let db = dir.path().join("b.db");
+    db_with_start_evals(
+        &db,
+        Some(("b2e2", 8)),
+        &[("b2e2", Score::Cp(40), 8), ("c3c4", Score::Mate(3), 8)],
+    );
+    let doc = json(&db, &["--limit", "1"]);
+    let listed: Vec<&str> = doc["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["h0g2"]);
+    assert_eq!(doc["others"]["moves"], 2);
+    let best = &doc["engine_best"];
+    assert_eq!(
+        (&best["move"], &best["eval"]["mate"], &best["played"]),
+        (&"c3c4".into(), &3.into(), &true.into())
+    );
 }
 
 /// `qipu analyse --json --db DB --records FILE`'s summary (the run must succeed).

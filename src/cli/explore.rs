@@ -705,12 +705,21 @@ fn write_moves(
             .collect();
         writeln!(
             out,
-            "engine's choice: {} {}  {}  (depth {}, {})",
+            "engine's choice: {} {}  {}  (depth {}, {}){}{}",
             b.mv,
             names.join(" "),
             b.eval.as_ref().map_or("-".to_string(), eval_text),
             b.depth,
-            b.engine
+            b.engine,
+            if b.played { "" } else { ", never played here" },
+            if b.engine_move == b.mv {
+                String::new()
+            } else {
+                format!(
+                    "; the search of all moves picked {}, which scored lower alone",
+                    b.engine_move
+                )
+            }
         )?;
     }
     Ok(())

@@ -43,15 +43,23 @@ pub struct Answer {
     pub no_games: Option<NoGames>,
     /// How the filter was read where it is coarser than given ([`super::Filter::notes`]).
     pub notes: Vec<String>,
-    /// The engine's own choice in the position (`qipu analyse`), played in a game or not.
+    /// The engine's choice in the position (`qipu analyse`), played in a game or not.
     pub engine_best: Option<EngineChoice>,
 }
 
-/// The move an engine chose in the position, with its score when stored.
+/// The engine's choice in the position: the best scored of the moves it searched there (each
+/// played move alone, and its own choice), so that no move listed beats it; its own choice
+/// (`engine_move`) when that scored best or nothing was scored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineChoice {
     /// The move.
     pub mv: Move,
+    /// The move the engine's search of all moves chose (the same as `mv` unless a move
+    /// searched alone scored better).
+    pub engine_move: Move,
+    /// Whether a game that passes the filters played the move here (a move folded into
+    /// "others" counts).
+    pub played: bool,
     /// The move in other notations.
     pub notation: BTreeMap<&'static str, String>,
     /// Its score, when the engine scored it alone.
@@ -89,10 +97,12 @@ pub struct MoveLine {
 }
 
 /// Moves folded into one row.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Others {
     /// How many moves.
     pub moves: usize,
+    /// The moves, most played first.
+    pub list: Vec<Move>,
     /// Their games together.
     pub counts: GameCounts,
 }

@@ -175,6 +175,13 @@ pub struct EngineBestJson {
     pub depth: u32,
     /// The engine's name.
     pub engine: String,
+    /// Whether a game (that passes the filters) played it here, folded moves included.
+    #[serde(default)]
+    pub played: bool,
+    /// The move the engine's search of all moves chose; `move` differs when a move searched
+    /// alone scored better (the choice is the best scored move).
+    #[serde(default)]
+    pub engine_move: String,
 }
 
 impl From<&EngineChoice> for EngineBestJson {
@@ -189,6 +196,8 @@ impl From<&EngineChoice> for EngineBestJson {
             eval: c.eval.as_ref().map(EvalJson::from),
             depth: c.depth,
             engine: c.engine.clone(),
+            played: c.played,
+            engine_move: c.engine_move.to_string(),
         }
     }
 }

@@ -544,6 +544,7 @@ fn assemble(q: &Query, g: Gathered, top_games: Vec<TopGame>, recent: Vec<TopGame
         } else {
             let o = others.get_or_insert_with(Others::default);
             o.moves += 1;
+            o.list.push(m);
             o.counts.merge(&t.counts);
         }
     }
@@ -645,8 +646,9 @@ fn attach_moves(store: &Store, q: &Query, answer: &mut Answer) -> Result<(), Err
     Ok(())
 }
 
-/// Step 4: the engine's scores of the moves and its own choice, where `qipu analyse` stored
-/// them (for the position itself, not its mirror).
+/// Step 4: the engine's scores of the moves and its choice, where `qipu analyse` stored them
+/// (for the position itself, not its mirror). The choice is the best scored of every move
+/// searched here, folded moves included (see [`EngineChoice`]).
 fn attach_evals(store: &Store, pos: &AnyPosition, answer: &mut Answer) -> Result<(), StoreError> {
     let evals = store.evals_at(answer.key)?;
     if evals.is_empty() {
@@ -656,15 +658,34 @@ fn attach_evals(store: &Store, pos: &AnyPosition, answer: &mut Answer) -> Result
     for line in &mut answer.moves {
         line.eval = eval_of(line.mv);
     }
-    if let Some(best) = store.engine_best(answer.key)? {
-        answer.engine_best = best.mv.map(|mv| EngineChoice {
-            mv,
-            notation: notations(pos, mv),
-            eval: eval_of(mv),
-            depth: best.depth,
-            engine: best.engine,
-        });
+    let Some(best) = store.engine_best(answer.key)? else {
+        return Ok(());
+    };
+    let Some(engine_move) = best.mv else {
+        return Ok(());
+    };
+    // The engine's own choice wins ties: it comes first among equals.
+    let mut chosen = eval_of(engine_move);
+    for e in &evals {
+        if chosen
+            .as_ref()
+            .is_none_or(|c| e.score.rank() > c.score.rank())
+        {
+            chosen = Some(e.clone());
+        }
     }
+    let mv = chosen.as_ref().map_or(engine_move, |c| c.mv);
+    let played = answer.moves.iter().any(|l| l.mv == mv)
+        || answer.others.as_ref().is_some_and(|o| o.list.contains(&mv));
+    answer.engine_best = Some(EngineChoice {
+        mv,
+        engine_move,
+        played,
+        notation: notations(pos, mv),
+        depth: chosen.as_ref().map_or(best.depth, |c| c.depth),
+        engine: chosen.as_ref().map_or(best.engine, |c| c.engine.clone()),
+        eval: chosen,
+    });
     Ok(())
 }
 

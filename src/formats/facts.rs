@@ -260,6 +260,26 @@ pub enum Score {
     Mate(i32),
 }
 
+impl Score {
+    /// A number that orders scores from the worst for the side to move to the best: being
+    /// mated at once, later and later, then centipawns, then mating later, sooner.
+    ///
+    /// ```
+    /// use qipu::formats::facts::Score;
+    /// let order = [Score::Mate(0), Score::Mate(-2), Score::Mate(-9), Score::Cp(-300),
+    ///     Score::Cp(41), Score::Cp(104), Score::Mate(7), Score::Mate(1)];
+    /// assert!(order.windows(2).all(|w| w[0].rank() < w[1].rank()));
+    /// ```
+    pub fn rank(self) -> i64 {
+        const MATES: i64 = 1 << 40;
+        match self {
+            Score::Cp(cp) => i64::from(cp),
+            Score::Mate(n) if n > 0 => MATES - i64::from(n),
+            Score::Mate(n) => -MATES - i64::from(n),
+        }
+    }
+}
+
 /// What an engine said of a position, as a record carries it (e.g. the elephantchess dataset's
 /// UCI `info … score cp N … pv …` line for the position before a move).
 #[derive(Clone, Debug, PartialEq, Eq)]

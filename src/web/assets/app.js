@@ -562,10 +562,12 @@ function drawExplore() {
   drawHistory(ex.history);
   if (ex.engine_best) {
     const b = ex.engine_best;
-    const played = ex.moves.some((m) => m.move === b.move);
+    const played = b.played;
     const tip = h('div', { class: 'engine-best', 'data-engine-best': b.move },
       `Engine's choice: `, h('strong', {}, moveText(b.move, b.notation)),
-      ` ${evalText(b.eval)} (depth ${b.depth}, ${b.engine})${played ? '' : ' — never played here'}`);
+      ` ${evalText(b.eval)} (depth ${b.depth}, ${b.engine})${played ? '' : ' — never played here'}`
+      + (b.engine_move && b.engine_move !== b.move
+        ? `; the search of all moves picked ${b.engine_move}, which scored lower alone` : ''));
     $('totals').append(tip);
   }
 }
