@@ -15,8 +15,8 @@ use rusqlite::{types::Value, Connection};
 
 /// Real games (wukong's Hu Ronghua file, MIT) of at least 30 plies, the first `n`.
 fn real_games(n: usize) -> Vec<Game> {
-    let zip =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/wukong/Hu_Ronghua_1391_UCI_games.pgn.zip");
+    let zip = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/wukong/Hu_Ronghua_1391_UCI_games.pgn.zip");
     read_path(&zip)
         .filter_map(Result::ok)
         .filter(|g| g.moves.len() >= 30)

@@ -244,8 +244,8 @@ fn pgn_cut_at_any_game_boundary_reads_the_same_games() {
         chunks += cut_anywhere_reads_the_same(name, &decode_text(&bytes).text);
     }
     // The bundled 1,391-game ICCS file, and a text whose comments hold tag-like lines.
-    let zip =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/wukong/Hu_Ronghua_1391_UCI_games.pgn.zip");
+    let zip = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/wukong/Hu_Ronghua_1391_UCI_games.pgn.zip");
     let mut archive = zip::ZipArchive::new(std::fs::File::open(&zip).unwrap()).unwrap();
     let mut text = String::new();
     std::io::Read::read_to_string(&mut archive.by_index(0).unwrap(), &mut text).unwrap();

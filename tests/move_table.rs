@@ -59,11 +59,14 @@ fn scan(store: &Store) -> HashMap<u64, Seen> {
     out
 }
 
+/// The bundled sample plus wukong's Hu Ronghua file, whose games have no result (so that
+/// some moves are played by no decided game).
 fn sample() -> Store {
     let games: Vec<_> = read_path(&fixture("../../data"))
+        .chain(read_path(&fixture("wukong")))
         .filter_map(Result::ok)
         .collect();
-    assert!(games.len() > 2000, "the sample has {} games", games.len());
+    assert!(games.len() > 4000, "the sample has {} games", games.len());
     let mut store = Store::open_in_memory().unwrap();
     import(
         &mut store,
@@ -121,7 +124,7 @@ fn listed_moves_and_others_add_up_everywhere() {
             }
         }
     }
-    // The sample's games without results (the wukong file) play moves no decided game does.
+    // The games without results (the wukong file) play moves no decided game does.
     assert!(
         unresolved_listed > 0,
         "no move without a decided game was checked"

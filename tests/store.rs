@@ -53,7 +53,7 @@ fn schema_version_is_recorded_and_newer_files_are_refused() {
 fn schema_1_database_is_migrated_with_its_statistics_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
     let zip = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data/wukong/Hu_Ronghua_1391_UCI_games.pgn.zip");
+        .join("tests/data/wukong/Hu_Ronghua_1391_UCI_games.pgn.zip");
     let fresh = dir.path().join("fresh.db");
     let mut store = Store::open(&fresh).unwrap();
     let report = qipu::pipeline::import(

@@ -652,7 +652,7 @@ mod tests {
     #[test]
     fn a_late_richer_copy_changes_the_sums_as_a_recount_would() {
         let zip = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("data/wukong/Hu_Ronghua_1391_UCI_games.pgn.zip");
+            .join("tests/data/wukong/Hu_Ronghua_1391_UCI_games.pgn.zip");
         let games: Vec<crate::formats::Game> = crate::formats::read_path(&zip)
             .filter_map(Result::ok)
             .filter(|g| g.moves.len() >= LONG_GAME)
