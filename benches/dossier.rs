@@ -116,7 +116,10 @@ fn main() {
             .and_then(|s| s.parse().ok())
             .unwrap_or(d)
     };
-    let (n, star) = (var("QIPU_BENCH_GAMES", 10_000), var("QIPU_BENCH_STAR", 2_000));
+    let (n, star) = (
+        var("QIPU_BENCH_GAMES", 10_000),
+        var("QIPU_BENCH_STAR", 2_000),
+    );
     let games = generate(n, star);
     let dir = std::env::temp_dir().join(format!("qipu-bench-dossier-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");

@@ -16,7 +16,7 @@ use qipu::web::{route, Config, Worker};
 use serde_json::Value;
 
 /// A hand-made game: Red, Black, moves, result, date, event, Red's and Black's rating.
-struct G {
+pub(crate) struct G {
     red: &'static str,
     black: &'static str,
     moves: &'static str,
@@ -205,7 +205,8 @@ fn import(file: &Path, db: &Path) {
     assert_eq!(code, Some(0), "{err}");
 }
 
-fn imported(dir: &Path) -> PathBuf {
+/// A database of `GAMES`, imported by the binary.
+pub(crate) fn imported(dir: &Path) -> PathBuf {
     let file = dir.join("hand.pgn");
     std::fs::write(&file, pgn(GAMES)).unwrap();
     let db = dir.join("hand.db");
@@ -224,8 +225,9 @@ fn player(db: &Path, name: &str, extra: &[&str]) -> Value {
 
 /// A game of 胡榮華 as the test counts it: his side (0 Red, 1 Black), his score (1, ½, 0),
 /// the opponent's person, his own rating.
-struct Mine<'a> {
-    side: usize,
+pub(crate) struct Mine<'a> {
+    /// 0 Red, 1 Black.
+    pub(crate) side: usize,
     score: f64,
     opponent: &'a str,
     year: Option<u16>,
@@ -233,7 +235,7 @@ struct Mine<'a> {
     game: &'a G,
 }
 
-fn mine(keep: impl Fn(&G) -> bool) -> Vec<Mine<'static>> {
+pub(crate) fn mine(keep: impl Fn(&G) -> bool) -> Vec<Mine<'static>> {
     let mut out = Vec::new();
     for g in GAMES.iter().filter(|g| keep(g)) {
         let side = if HU.contains(&g.red) {
@@ -266,7 +268,7 @@ fn mine(keep: impl Fn(&G) -> bool) -> Vec<Mine<'static>> {
 }
 
 /// (games, wins, draws, losses) of some games.
-fn wdl<'a>(games: impl Iterator<Item = &'a Mine<'a>>) -> (u64, u64, u64, u64) {
+pub(crate) fn wdl<'a>(games: impl Iterator<Item = &'a Mine<'a>>) -> (u64, u64, u64, u64) {
     let mut c = (0, 0, 0, 0);
     for m in games {
         c.0 += 1;

@@ -221,7 +221,7 @@ fn ranked(map: BTreeMap<String, PlayerCounts>) -> Vec<NamedJson> {
             results: PlayerJson::from(&c),
         })
         .collect();
-    v.sort_by(|a, b| b.results.games.cmp(&a.results.games));
+    v.sort_by_key(|n| std::cmp::Reverse(n.results.games));
     v
 }
 

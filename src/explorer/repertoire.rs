@@ -296,7 +296,7 @@ pub(super) fn repertoire(
         }
     }
     for trees in [&mut rep.first, &mut rep.second] {
-        trees.sort_by(|a, b| b.results.games.cmp(&a.results.games));
+        trees.sort_by_key(|t| std::cmp::Reverse(t.results.games));
     }
     weak.sort_by(|a, b| {
         a.delta
