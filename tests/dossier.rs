@@ -597,3 +597,111 @@ fn the_repertoire_pgn_reads_back() {
     firsts.dedup();
     assert_eq!(got, firsts);
 }
+
+/// Janggi: the formations the player chose with the score of each, one repertoire tree per
+/// start, and the rank the name carried each year; counted by hand from four games.
+#[test]
+fn janggi_formations_ranks_and_starts() {
+    use qipu::{
+        explorer::{dossier, DossierQuery, Filter},
+        formats::{Game, MoveNode, Source},
+        rules::{Color, Formations, Outcome, Variant},
+        store::{GameRecord, Store},
+    };
+    // (Cho, Han, Cho's formation, Han's, date, result).
+    let games = [
+        (
+            "타이슨#401 5단",
+            "김철수",
+            "마상상마",
+            "상마마상",
+            "2020-05-01",
+            Some(Color::First),
+        ),
+        (
+            "타이슨#401 6단",
+            "박영희",
+            "마상상마",
+            "상마마상",
+            "2021-03-01",
+            Some(Color::Second),
+        ),
+        (
+            "타이슨#401 6단",
+            "김철수",
+            "상마마상",
+            "상마마상",
+            "2021-06-01",
+            None,
+        ),
+        (
+            "이영수",
+            "타이슨#401 6단",
+            "마상마상",
+            "상마상마",
+            "2021-08-01",
+            Some(Color::Second),
+        ),
+    ];
+    let records: Vec<GameRecord> = games
+        .iter()
+        .enumerate()
+        .map(|(i, (cho, han, f1, f2, date, winner))| {
+            let mut g = Game::new(
+                Variant::Janggi,
+                Source {
+                    file: "j".into(),
+                    index: i,
+                },
+            );
+            let pair: Formations = format!("{f1}/{f2}").parse().unwrap();
+            g.start_fen = Some(pair.start_fen());
+            g.moves = vec![MoveNode::new("a3a4"), MoveNode::new("a6a5")];
+            g.tags.first = Some(cho.to_string());
+            g.tags.second = Some(han.to_string());
+            g.tags.first_formation = Some(f1.to_string());
+            g.tags.second_formation = Some(f2.to_string());
+            g.tags.date = Some(date.to_string());
+            g.tags.result = Some(match winner {
+                Some(w) => Outcome::Decisive { winner: *w },
+                None => Outcome::Draw,
+            });
+            GameRecord::from_game(&g, 40).unwrap()
+        })
+        .collect();
+    let mut store = Store::open_in_memory().unwrap();
+    store.write_batch(&records).unwrap();
+    let q = DossierQuery::new("타이슨#401", Filter::default(), 10, 1).unwrap();
+    let d = serde_json::to_value(dossier(&store, &q).unwrap()).unwrap();
+    assert_eq!(d["games"], 4);
+    // As Cho: 마상상마 twice (a win, a loss), 상마마상 once (a draw); as Han: 상마상마 once (a win).
+    let f = &d["formations"];
+    let row = |side: &str, i: usize| {
+        let r = &f[side][i];
+        (r["name"].as_str().unwrap().to_string(), wdl_of(r))
+    };
+    assert_eq!(row("first", 0), ("마상상마".to_string(), (2, 1, 0, 1)));
+    assert_eq!(row("first", 1), ("상마마상".to_string(), (1, 0, 1, 0)));
+    assert_eq!(row("second", 0), ("상마상마".to_string(), (1, 1, 0, 0)));
+    assert_eq!(f["first"].as_array().unwrap().len(), 2);
+    // One tree per start: the two Cho formation pairs, the one Han pair.
+    let trees = |side: &str| d["repertoire"][side].as_array().unwrap().len();
+    assert_eq!((trees("first"), trees("second")), (2, 1));
+    assert_eq!(d["repertoire"]["first"][0]["games"], 2);
+    // The rank the name carried, by year.
+    let ranks: Vec<(u64, String)> = d["by_year"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|y| {
+            (
+                y["year"].as_u64().unwrap(),
+                y["rank"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ranks,
+        [(2020, "5단".to_string()), (2021, "6단".to_string())]
+    );
+}
