@@ -7,6 +7,7 @@ mod book;
 mod common;
 mod copies;
 mod db_guard;
+mod dossier;
 mod e2e;
 mod export;
 mod filter_notes;

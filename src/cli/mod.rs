@@ -14,6 +14,7 @@ mod export;
 mod game_filter;
 mod import;
 mod load;
+mod player;
 mod players;
 mod position_args;
 mod probe;
@@ -59,6 +60,8 @@ enum Command {
     Stats(stats::StatsArgs),
     /// Score the moves of the database's opening tree with a UCI engine.
     Analyse(analyse::AnalyseArgs),
+    /// A player's dossier: results by side and year, opponents, events, repertoire, weak lines.
+    Player(player::PlayerArgs),
     /// The players whose name contains a pattern, most games first.
     Players(players::PlayersArgs),
     /// The map of a Spark build: games and positions as Parquet for spark/build.py.
@@ -86,6 +89,7 @@ pub fn main() -> ExitCode {
         Command::Export(args) => export::export(&args),
         Command::Stats(args) => stats::stats(&args),
         Command::Analyse(args) => analyse::analyse(&args),
+        Command::Player(args) => player::player(&args),
         Command::Players(args) => players::players(&args),
         Command::Emit(args) => emit::emit(&args),
         Command::Load(args) => load::load(&args),

@@ -33,11 +33,13 @@
 //! ```
 
 mod answer;
+mod dossier;
 mod formations;
 pub mod json;
 mod opening;
 mod person;
 mod query;
+mod repertoire;
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -45,6 +47,10 @@ use std::{
 };
 
 pub use answer::{Answer, Ended, EngineChoice, MoveLine, NoGames, Others, TopGame};
+pub use dossier::{
+    dossier, Dossier, DossierQuery, FormationsJson, GameRefJson, NamedJson, SpellingJson, YearJson,
+    DEFAULT_DEPTH, DEFAULT_DOSSIER_MIN_GAMES, MAX_DEPTH,
+};
 pub use formations::{formation_counts, lists_formations, ExploreWithFormations, FormationCount};
 pub use opening::{
     ecco_depth, ecco_name, name_position, opening_from_label, position_ply, Opening, ECCO_PLIES,
@@ -54,6 +60,9 @@ pub use query::{
     mean_rating, parse_side, parse_speeds, parse_variant, resolve_start, Filter, GameFacts,
     PartialDate, Query, DEFAULT_MIN_GAMES, DEFAULT_TOP_GAMES, EXPLORE_RULES, MAX_LIMIT, MAX_NAME,
     MAX_RATING, MAX_TOP_GAMES,
+};
+pub use repertoire::{
+    repertoire_pgn, Repertoire, RepertoireMove, RepertoireTree, WeakLine, WEAK_LINES,
 };
 
 use crate::{

@@ -37,7 +37,7 @@ pub fn with_person(store: &Store, filter: &Filter) -> Result<Filter, Error> {
 }
 
 /// `no such player NAME; did you mean: A (N games), B (M games)?`
-fn no_player(store: &Store, player: &str) -> Result<String, Error> {
+pub(super) fn no_player(store: &Store, player: &str) -> Result<String, Error> {
     let near = store.nearest_players(player, NEAREST)?;
     let mut m = format!("no such player {player}");
     if !near.is_empty() {

@@ -37,6 +37,7 @@
 mod buckets;
 mod codec;
 pub mod copies;
+mod dossier;
 pub mod evals;
 mod filter;
 mod game_facts;
@@ -60,6 +61,7 @@ use std::{collections::HashMap, fmt, path::Path};
 use rusqlite::{Connection, OpenFlags};
 
 pub use codec::{content_hash, END_OF_GAME};
+pub use dossier::{PersonGame, PersonName};
 pub use filter::{band_floor, rating_band, BucketFilter, Month};
 pub use guard::{APPLICATION_ID, WAL_KEPT_BYTES};
 pub use load::{wire, BusyPosition, CellRow, LoadOutcome, MoveTotal, PositionRow, RankedGame};

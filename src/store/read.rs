@@ -104,7 +104,7 @@ fn play_code(v: Option<i64>) -> Option<u8> {
 
 /// How a game was played, as `THROUGH_*` read it: speed, mode, termination.
 #[derive(Clone, Copy, Debug, Default)]
-struct Play {
+pub(super) struct Play {
     speed: Option<Speed>,
     mode: Option<Mode>,
     termination: Option<Termination>,
@@ -211,7 +211,7 @@ const THROUGH_SCAN_FROM: usize = 256;
 
 /// A row of `sql::THROUGH_BY_ID`: the game's id, the game without its move, its variant
 /// code, how it was played.
-fn through_row(r: &Row<'_>) -> rusqlite::Result<(i64, GameThrough, i64, Play)> {
+pub(super) fn through_row(r: &Row<'_>) -> rusqlite::Result<(i64, GameThrough, i64, Play)> {
     let id = r.get(0)?;
     let game = GameThrough {
         id,

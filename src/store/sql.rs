@@ -207,3 +207,13 @@ pub(super) const FIND_PERSONS: &str = "SELECT h.id, \
 /// Every player: id, name, folded name, person, games (for a name that is no stored one).
 pub(super) const ALL_PLAYERS: &str =
     "SELECT id, name, folded, coalesce(person, id), games FROM players";
+
+/// A player's games for the dossier (see `dossier`): the columns of [`THROUGH_BY_ID`], then
+/// the side the player had, the start and the moves.
+pub(super) const PLAYER_DOSSIER_GAMES: &str = "SELECT g.id, g.first, g.second, g.first_rating, \
+    g.second_rating, g.result, g.date, g.event, g.ecco, g.first_formation, g.second_formation, \
+    g.variant, g.speed, g.mode, g.termination, me.side, g.start_fen, g.moves \
+    FROM player_games me JOIN games g ON g.id = me.game WHERE me.player = ?1";
+/// The person (the naming player's id and name as written) of a folded name.
+pub(super) const PERSON_HEAD_OF_FOLDED: &str = "SELECT h.id, h.name FROM players p \
+    JOIN players h ON h.id = coalesce(p.person, p.id) WHERE p.folded = ?1";

@@ -59,23 +59,7 @@ pub fn query(params: &Params) -> Result<Query, BadRequest> {
         params.parsed("rules", parse_rules)?,
     )
     .map_err(|e| BadRequest(e.to_string()))?;
-    let rating = |key: &str| -> Result<Option<u32>, BadRequest> {
-        Ok(params
-            .uint(key, u64::from(u32::MAX))?
-            .and_then(|n| u32::try_from(n).ok()))
-    };
-    let filter = Filter {
-        since: params.parsed("since", str::parse::<PartialDate>)?,
-        until: params.parsed("until", str::parse::<PartialDate>)?,
-        min_rating: rating("min_rating")?,
-        max_rating: rating("max_rating")?,
-        player: params.get("player").map(str::to_string),
-        spellings: Vec::new(),
-        side: params.parsed("side", parse_side)?,
-        event: params.get("event").map(str::to_string),
-        speeds: params.parsed("speed", parse_speeds)?.unwrap_or_default(),
-        mode: params.parsed("mode", str::parse::<Mode>)?,
-    };
+    let filter = filter(params)?;
     let count = |key: &str| -> Result<Option<usize>, BadRequest> {
         Ok(params
             .uint(key, u64::MAX)?
@@ -95,6 +79,33 @@ pub fn query(params: &Params) -> Result<Query, BadRequest> {
         .unwrap_or(DEFAULT_MIN_GAMES);
     q.novelties = params.parsed("novelties", str::parse::<PartialDate>)?;
     Ok(q)
+}
+
+/// The game filter of a query string (`since`, `until`, `min_rating`, `max_rating`,
+/// `player`, `side`, `event`, `speed`, `mode`), read with the parsers the CLI's flags use;
+/// not yet checked as a whole ([`Filter::check`]). `/api/explore` and `/api/player` read
+/// theirs here.
+///
+/// # Errors
+/// [`BadRequest`] naming the bad parameter.
+pub fn filter(params: &Params) -> Result<Filter, BadRequest> {
+    let rating = |key: &str| -> Result<Option<u32>, BadRequest> {
+        Ok(params
+            .uint(key, u64::from(u32::MAX))?
+            .and_then(|n| u32::try_from(n).ok()))
+    };
+    Ok(Filter {
+        since: params.parsed("since", str::parse::<PartialDate>)?,
+        until: params.parsed("until", str::parse::<PartialDate>)?,
+        min_rating: rating("min_rating")?,
+        max_rating: rating("max_rating")?,
+        player: params.get("player").map(str::to_string),
+        spellings: Vec::new(),
+        side: params.parsed("side", parse_side)?,
+        event: params.get("event").map(str::to_string),
+        speeds: params.parsed("speed", parse_speeds)?.unwrap_or_default(),
+        mode: params.parsed("mode", str::parse::<Mode>)?,
+    })
 }
 
 /// Whether the answer lists the formation pairs beside the position (`variant=janggi` with

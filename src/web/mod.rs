@@ -45,6 +45,7 @@ mod conn;
 mod explore;
 mod game;
 mod http;
+mod player;
 mod position;
 mod query;
 mod reply;

@@ -59,6 +59,7 @@ pub fn route(worker: &mut Worker, method: &str, target: &str) -> Reply {
         "/api/status" => api(status, worker),
         "/api/position" => api(position, worker),
         "/api/explore" => cached(worker, target, |w| api(explore, w)),
+        "/api/player" => cached(worker, target, |w| api(player, w)),
         "/api/probe" => api(probe, worker),
         _ => match path.strip_prefix("/api/games/") {
             Some(id) => cached(worker, target, |w| match game(w, id, query) {
@@ -195,6 +196,16 @@ fn explore(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
     });
     match answered {
         Ok(json) => Ok(Reply::json(&json)),
+        Err(explorer::Error::Query(m)) => Err(ApiError::BadRequest(BadRequest(m))),
+        Err(explorer::Error::NoPlayer(m)) => Err(ApiError::NotFound(m)),
+        Err(explorer::Error::Store(e)) => Err(ApiError::Internal(e.into())),
+    }
+}
+
+fn player(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
+    let q = super::player::query(params)?;
+    match explorer::dossier(store(worker)?, &q) {
+        Ok(d) => Ok(Reply::json(&d)),
         Err(explorer::Error::Query(m)) => Err(ApiError::BadRequest(BadRequest(m))),
         Err(explorer::Error::NoPlayer(m)) => Err(ApiError::NotFound(m)),
         Err(explorer::Error::Store(e)) => Err(ApiError::Internal(e.into())),

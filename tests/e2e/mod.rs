@@ -3,6 +3,7 @@
 //! check that the board and the table follow; screenshots go to `target/e2e/`.
 
 mod cdp;
+mod dossier;
 mod fonts;
 mod layout;
 mod png;

@@ -479,11 +479,19 @@ function moveRow(m, ex) {
   return tr;
 }
 
+// A player's name in a game list: a link to their dossier (the game opens elsewhere on the row).
+function playerLink(name) {
+  if (!name) return h('span', {}, '?');
+  const a = h('a', { href: '#', class: 'player-link', title: `${name}: the player's dossier`, 'data-player': name }, name);
+  a.addEventListener('click', (e) => { e.preventDefault(); e.stopPropagation(); openPlayer(name); });
+  return a;
+}
+
 function gameList(ul, games) {
   ul.replaceChildren();
   for (const g of games || []) {
     const li = h('li', { 'data-game': String(g.id) },
-      h('span', {}, g.first || '?'), h('span', { class: 'res' }, g.result), h('span', {}, g.second || '?'),
+      playerLink(g.first), h('span', { class: 'res' }, g.result), playerLink(g.second),
       [g.date, g.event].some(Boolean) ? h('span', { class: 'meta' }, ` · ${[g.date, g.event].filter(Boolean).join(' · ')}`) : null);
     li.addEventListener('click', () => openGame(g.id));
     ul.append(li);
@@ -886,6 +894,64 @@ async function loadText() {
 }
 
 // ---------------------------------------------------------------- game dialog
+
+// ---------------------------------------------------------------- player dossier
+
+function resultsText(r) {
+  const score = r.score === null || r.score === undefined ? '—' : `${(100 * r.score).toFixed(1)}%`;
+  const perf = r.performance ? ` · perf ${r.performance}` : '';
+  return `${r.games} games · +${r.wins} =${r.draws} −${r.losses} · ${score}${perf}`;
+}
+
+function namedList(title, rows) {
+  if (!rows || rows.length === 0) return null;
+  return h('div', { class: 'dossier-list' }, h('h3', {}, title),
+    h('ul', {}, ...rows.slice(0, 10).map((r) => h('li', {}, `${r.name}: ${resultsText(r)}`))));
+}
+
+// The first two plies of a side's repertoire from its most played start.
+function repertoireList(title, trees) {
+  const t = (trees || [])[0];
+  if (!t) return null;
+  const text = (m) => `${moveText(m.move, m.notation)} (${resultsText(m)})`;
+  const items = t.moves.map((m) => h('li', { 'data-move': m.move }, text(m),
+    m.moves.length ? h('ul', {}, ...m.moves.map((n) => h('li', { 'data-move': n.move }, text(n)))) : null));
+  return h('div', { class: 'dossier-list' }, h('h3', {}, `${title} · ${resultsText(t)}`), h('ul', { class: 'repertoire' }, ...items));
+}
+
+async function openPlayer(name) {
+  const dlg = $('player-dialog');
+  const params = { ...filterParams(), name, depth: 2, min_games: 1 };
+  delete params.player;
+  delete params.side;
+  const body = $('player-body');
+  try {
+    const d = await api('player', params);
+    const side = SIDE_NAMES[state.variant] || SIDE_NAMES.xiangqi;
+    $('player-title').textContent = `${d.player} · ${d.games} games`;
+    const game = (g, label) => {
+      if (!g) return null;
+      const a = h('a', { href: '#', 'data-game': String(g.id) }, `${label}: ${g.date || 'undated'} vs ${g.opponent || '?'} ${g.result || ''}`);
+      a.addEventListener('click', (e) => { e.preventDefault(); dlg.close(); openGame(g.id); });
+      return h('div', {}, a);
+    };
+    body.replaceChildren(
+      d.spellings.length > 1 ? h('p', { class: 'note' }, `spellings: ${d.spellings.map((s) => `${s.name} (${s.games})`).join(', ')}`) : null,
+      h('p', { id: 'player-first' }, `as ${side.first}: ${resultsText(d.as_first)}`),
+      h('p', { id: 'player-second' }, `as ${side.second}: ${resultsText(d.as_second)}`),
+      game(d.first_game, 'first game'), game(d.last_game, 'last game'),
+      h('div', { class: 'dossier-list' }, h('h3', {}, 'By year'), h('ul', { id: 'player-years' },
+        ...d.by_year.map((y) => h('li', {}, `${y.year ?? 'undated'}: ${resultsText(y)}${y.rating ? ` · rating ${Math.round(y.rating)}` : ''}${y.rank ? ` · ${y.rank}` : ''}`)))),
+      namedList('Opponents', d.opponents),
+      namedList('Events', d.events),
+      repertoireList(`Repertoire as ${side.first}`, d.repertoire.first),
+      repertoireList(`Repertoire as ${side.second}`, d.repertoire.second),
+    );
+    if (typeof dlg.showModal === 'function') dlg.showModal(); else dlg.setAttribute('open', '');
+  } catch (e) {
+    $('explore-note').textContent = `${name}: ${e.message}`;
+  }
+}
 
 async function openGame(id) {
   const dlg = $('game-dialog');
