@@ -9,9 +9,8 @@
 use std::collections::{HashSet, VecDeque};
 
 use qipu::book::{
-    mirror_position,
-    qipu::write,
-    BookOptions, BookRecord, BuiltBook, Format, MoveStats, RecordFlags,
+    mirror_position, qipu::write, BookOptions, BookRecord, BuiltBook, Format, MoveStats,
+    RecordFlags,
 };
 use qipu::rules::{AnyPosition, Variant};
 

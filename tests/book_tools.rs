@@ -295,6 +295,34 @@ fn elephanteye_book_round_trips_and_merges_with_itself() {
     let v: serde_json::Value =
         serde_json::from_str(&qipu_ok(&["book", "stats", b, "--json"])).unwrap();
     assert_eq!(v["records"], 96_648 / 8);
+    // dump --pgn read again (mirror images folded, as in BOOK.DAT): the positions and moves
+    // of every record reached from the start
+    let pgn = dir.join("e.pgn");
+    std::fs::write(&pgn, qipu_ok(&["book", "dump", b, "--pgn"])).unwrap();
+    let again = dir.join("again.qbk");
+    qipu_ok(&[
+        "book",
+        s(&pgn),
+        "--tree",
+        "--format",
+        "qipu",
+        "--max-ply",
+        "0",
+        "--min-games",
+        "1",
+        "--out",
+        s(&again),
+    ]);
+    let moves = |rows: Vec<Row>| -> Vec<(String, String)> {
+        let reached: Vec<Row> = rows.into_iter().filter(|r| !r.fen.is_empty()).collect();
+        canonical(reached)
+            .into_iter()
+            .map(|(f, m, _)| (f, m))
+            .collect()
+    };
+    let (orig, back) = (moves(dump(&book, &[])), moves(dump(&again, &[])));
+    assert_eq!(orig.len(), 3932);
+    assert_eq!(orig, back);
 }
 
 /// A book merged with itself: the same rows, the same weights, games and W/D/L doubled.
@@ -617,4 +645,99 @@ fn bad_input_fails_naming_the_file_and_leaves_no_output() {
         .collect();
     left.sort();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// (board and side to move, move) of a dump's rows that have a position.
+fn tree_of(rows: &[Row]) -> Vec<(String, String)> {
+    let mut v: Vec<_> = by_move(rows)
+        .into_keys()
+        .filter(|(fen, _)| !fen.is_empty())
+        .collect();
+    v.sort();
+    v
+}
+
+/// `qipu book dump --pgn` of a book with a transposition and a loop back to the start, read
+/// again by `qipu book --tree`: the same positions and moves (weights aside: each line of the
+/// PGN counts as one game); `--depth` and `--min-weight` cut the tree as they cut the CSV
+/// dump; `qipu import` reads the PGN.
+#[test]
+fn dump_pgn_read_again_gives_the_same_tree() {
+    let dir = scratch("pgn");
+    let games = pgn(&[
+        // back to the start after four plies: a loop
+        ("h2e2 h9g7 e2h2 g7h9", 2, "1-0"),
+        ("h2e2 b9c7", 1, "1/2-1/2"),
+        // two orders to one position, which holds g6g5 and b9c7
+        ("c3c4 c6c5 g3g4 g6g5", 1, "1/2-1/2"),
+        ("g3g4 c6c5 c3c4 b9c7", 1, "0-1"),
+    ]);
+    let keep = ["--mirror", "keep"];
+    let book = book_of(&dir, "b.qbk", "qipu", &games, &keep);
+    let rows = dump(&book, &[]);
+    // start 3, after h2e2 2, the loop's 2, the c3c4 order 2 + the shared position's 2, the
+    // g3g4 order 2
+    assert_eq!(rows.len(), 13, "{rows:?}");
+    let reread = |extra: &[&str], name: &str| -> Vec<(String, String)> {
+        let file = dir.join(format!("{name}.pgn"));
+        let mut args = vec!["book", "dump", s(&book), "--pgn"];
+        args.extend_from_slice(extra);
+        let text = qipu_ok(&args);
+        std::fs::write(&file, &text).unwrap();
+        let out = dir.join(format!("{name}.qbk"));
+        qipu_ok(&[
+            "book",
+            s(&file),
+            "--tree",
+            "--format",
+            "qipu",
+            "--mirror",
+            "keep",
+            "--max-ply",
+            "0",
+            "--min-games",
+            "1",
+            "--out",
+            s(&out),
+        ]);
+        tree_of(&dump(&out, &[]))
+    };
+    assert_eq!(reread(&[], "all"), tree_of(&rows));
+    // 2 plies of the PGN: the moves of the positions at plies 0 and 1 (the CSV's --depth 1)
+    assert_eq!(
+        reread(&["--depth", "2"], "depth2"),
+        tree_of(&dump(&book, &["--depth", "1"]))
+    );
+    assert_eq!(
+        tree_of(&dump(&book, &["--depth", "1"])).len(),
+        3 + 2 + 1 + 1
+    );
+    // weight 2 or more: h2e2 (3), then h9g7, e2h2, g7h9 (2 each), which returns to the start
+    let heavy: Vec<String> = reread(&["--min-weight", "2"], "heavy")
+        .into_iter()
+        .map(|(_, m)| m)
+        .collect();
+    let mut want = ["e2h2", "g7h9", "h2e2", "h9g7"];
+    want.sort();
+    let mut heavy = heavy;
+    heavy.sort();
+    assert_eq!(heavy, want);
+    // the comments: weight and W/D/L of the side to move (h2e2: 2 wins, 1 draw)
+    let text = std::fs::read_to_string(dir.join("all.pgn")).unwrap();
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("1. h2e2 {weight 3, games 3, W/D/L 2/1/0}"),
+        "{flat}"
+    );
+    assert!(flat.contains("[Event \"qipu book dump: "), "{flat}");
+    let db = dir.join("dump.db");
+    let v: serde_json::Value = serde_json::from_str(&qipu_ok(&[
+        "import",
+        s(&dir.join("all.pgn")),
+        "--db",
+        s(&db),
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(v["imported"], 1, "{v}");
 }

@@ -23,7 +23,7 @@ pub enum BookTool {
     /// and W/D/L add up; weights normalised per position, mixed by --weight, scaled back).
     Merge(MergeArgs),
     /// The whole book as CSV (fen, key, iccs: the move in ICCS, notation, weight, games, wins,
-    /// draws, losses, engine), one row per record.
+    /// draws, losses, engine), one row per record; or --pgn, as one game with variations.
     Dump(DumpArgs),
     /// Positions, records, depth reached and the main lines of a book.
     Stats(StatsArgs),
@@ -83,6 +83,11 @@ pub struct DumpArgs {
     /// Only records of weight N or more.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     min_weight: Option<i64>,
+    /// The book as one PGN game instead: its tree as variations (heaviest move first),
+    /// weight and W/D/L in comments, each line stopping where it meets a position already
+    /// written (readable by `qipu import` and `qipu book --tree`).
+    #[arg(long)]
+    pgn: bool,
 }
 
 /// Arguments of `qipu book stats`.
@@ -161,7 +166,14 @@ fn convert(a: &ConvertArgs) -> Result<ExitCode, CliError> {
 }
 
 fn merge_books(a: &MergeArgs) -> Result<ExitCode, CliError> {
-    let contents: Vec<Contents> = a.inputs.iter().map(|p| read(p)).collect::<Result<_, _>>()?;
+    // the books are read side by side (each walk is one thread's)
+    let contents: Vec<Contents> = {
+        use rayon::prelude::*;
+        a.inputs
+            .par_iter()
+            .map(|p| read(p))
+            .collect::<Result<_, _>>()?
+    };
     let format = format_of(a.format);
     for (p, c) in a.inputs.iter().zip(&contents) {
         holds(format, p, c)?;
@@ -297,8 +309,28 @@ fn notation(pos: &AnyPosition, m: &ProbeMove) -> String {
     }
 }
 
+/// `dump --pgn`: the book's tree as one game per start position.
+fn dump_pgn(a: &DumpArgs, c: &Contents) -> Result<ExitCode, CliError> {
+    let opts = book::pgn::PgnOptions {
+        depth: a.depth,
+        min_weight: a.min_weight,
+    };
+    let name = a.input.display().to_string();
+    let mut out = std::io::stdout().lock();
+    for g in book::pgn::games(c, &opts, &name) {
+        let text = crate::formats::write::write_pgn(&g, &|_, m| m.to_string(), Some("ICCS"))
+            .map_err(|e| Context::new(name.clone(), e))?;
+        out.write_all(text.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn dump(a: &DumpArgs) -> Result<ExitCode, CliError> {
     let c = read(&a.input)?;
+    if a.pgn {
+        return dump_pgn(a, &c);
+    }
     let mut w = csv::Writer::from_writer(std::io::stdout().lock());
     w.write_record([
         "fen", "key", "iccs", "notation", "weight", "games", "wins", "draws", "losses", "engine",
