@@ -741,3 +741,22 @@ fn dump_pgn_read_again_gives_the_same_tree() {
     .unwrap();
     assert_eq!(v["imported"], 1, "{v}");
 }
+
+/// `Board::mirror_key` (what the book walk looks a mirror image up by) is the key of the
+/// mirrored position, along a few hundred plies of both games.
+#[test]
+fn mirror_key_is_the_key_of_the_mirror_image() {
+    for variant in [Variant::Xiangqi, Variant::Janggi] {
+        let mut pos = AnyPosition::new(variant);
+        for ply in 0..300usize {
+            let image = mirror_position(&pos).unwrap();
+            assert_eq!(pos.board().mirror_key(), image.key(), "{variant} ply {ply}");
+            let mut legal = pos.legal_moves().to_vec();
+            if legal.is_empty() {
+                break;
+            }
+            legal.sort();
+            pos.play(legal[(ply * 7 + 3) % legal.len()]).unwrap();
+        }
+    }
+}
