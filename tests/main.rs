@@ -4,6 +4,7 @@
 mod analyse;
 mod binfmt;
 mod book;
+mod book_tools;
 mod common;
 mod copies;
 mod db_guard;

@@ -366,7 +366,7 @@ struct Tally {
 
 /// Hasher for keys that are already Zobrist hashes: a multiply-rotate mix of the words written.
 #[derive(Clone, Copy, Default)]
-struct FastHasher(u64);
+pub(crate) struct FastHasher(u64);
 
 impl Hasher for FastHasher {
     fn finish(&self) -> u64 {
@@ -391,7 +391,7 @@ impl Hasher for FastHasher {
     }
 }
 
-type FastHash = BuildHasherDefault<FastHasher>;
+pub(crate) type FastHash = BuildHasherDefault<FastHasher>;
 
 /// The (key, move) pairs a ply is counted under.
 fn emissions<S: KeyScheme>(

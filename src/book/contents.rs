@@ -22,9 +22,9 @@
 //! # Ok::<_, Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::{Book, BookError, Format, ProbeMove, RawRecord};
+use super::{build::FastHash, Book, BookError, Format, ProbeMove, RawRecord};
 use crate::rules::{AnyPosition, Formations, JanggiRules, Variant};
 
 /// One position of the book with the records stored for it.
@@ -91,6 +91,112 @@ pub fn start_positions(variant: Variant) -> Vec<AnyPosition> {
     }
 }
 
+/// The key of a position's mirror image in a format's scheme, without building it.
+fn mirror_format_key(format: Format, pos: &AnyPosition) -> u64 {
+    match format {
+        Format::Eleeye => u64::from(super::eleeye::locks(pos.board(), true).0),
+        Format::Obk => super::obk::key(pos.board(), true),
+        Format::Qipu => pos.board().mirror_key(),
+    }
+}
+
+/// The walk of [`Contents::read`]: the book's own records grouped by key, which of them a
+/// position took, the positions seen and the nodes found.
+struct Walk<'a> {
+    format: Format,
+    raw: &'a [RawRecord],
+    /// Key → the range of `raw` stored under it.
+    ranges: HashMap<u64, (usize, usize), FastHash>,
+    taken: Vec<bool>,
+    seen: HashSet<u64, FastHash>,
+    nodes: Vec<Node>,
+    /// Children to visit: (parent node, move).
+    pending: VecDeque<(usize, crate::rules::Move)>,
+}
+
+impl<'a> Walk<'a> {
+    /// `raw` sorted by key.
+    fn new(format: Format, raw: &'a [RawRecord]) -> Walk<'a> {
+        let mut ranges = HashMap::with_capacity_and_hasher(raw.len(), FastHash::default());
+        let mut at = 0;
+        while at < raw.len() {
+            let key = raw[at].key;
+            let end = at + raw[at..].partition_point(|r| r.key == key);
+            ranges.insert(key, (at, end));
+            at = end;
+        }
+        Walk {
+            format,
+            raw,
+            ranges,
+            taken: vec![false; raw.len()],
+            // a child per record, and mirror images: sized once, not grown
+            seen: HashSet::with_capacity_and_hasher(2 * raw.len() + 64, FastHash::default()),
+            nodes: Vec::new(),
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// Whether records stored under `key` are left to take.
+    fn untaken(&self, key: u64) -> bool {
+        self.ranges
+            .get(&key)
+            .is_some_and(|&(a, b)| self.taken[a..b].iter().any(|t| !t))
+    }
+
+    /// A position reached at `depth`: its records and its mirror image's (when another
+    /// position) become nodes, their children queued.
+    fn visit(&mut self, pos: AnyPosition, depth: u32) {
+        let mirror_key = pos.board().mirror_key();
+        let mirror = if mirror_key != pos.key() {
+            self.seen.insert(mirror_key);
+            let k = mirror_format_key(self.format, &pos);
+            if self.untaken(k) {
+                mirror_position(&pos)
+            } else {
+                None
+            }
+        } else {
+            None
+        };
+        for p in std::iter::once(pos).chain(mirror) {
+            self.take(p, depth);
+        }
+    }
+
+    /// The untaken legal records of `p`'s key into a node, its children queued.
+    fn take(&mut self, p: AnyPosition, depth: u32) {
+        let key = format_key(self.format, &p);
+        let Some(&(a, b)) = self.ranges.get(&key) else {
+            return;
+        };
+        let mut moves = Vec::new();
+        for i in a..b {
+            let r = &self.raw[i];
+            if !self.taken[i] && p.is_legal(r.entry.mv) {
+                self.taken[i] = true;
+                moves.push(r.entry);
+            }
+        }
+        if moves.is_empty() {
+            return;
+        }
+        let at = self.nodes.len();
+        for m in &moves {
+            let mut child = p.clone();
+            child.play_unchecked(m.mv);
+            if self.seen.insert(child.key()) {
+                self.pending.push_back((at, m.mv));
+            }
+        }
+        self.nodes.push(Node {
+            pos: p,
+            depth,
+            moves,
+        });
+    }
+}
+
 impl Contents {
     /// Reads a whole book: walks its lines from `roots` (none: [`start_positions`]) and gives
     /// each record the position it is stored for.
@@ -111,7 +217,6 @@ impl Contents {
         // by key, stored order kept within a key
         raw.sort_by_key(|r| (r.keyed != format, r.key));
         let own = raw.partition_point(|r| r.keyed == format);
-        let mut taken = vec![false; own];
         let roots = if roots.is_empty() {
             start_positions(variant)
         } else {
@@ -120,49 +225,24 @@ impl Contents {
                 .map(|r| r.clone().with_janggi_rules(JanggiRules::SERVER))
                 .collect()
         };
-        let mut nodes = Vec::new();
-        let mut seen = HashSet::new();
-        let mut queue = VecDeque::new();
+        let mut walk = Walk::new(format, &raw[..own]);
+        let mut starts = Vec::new();
         for r in roots {
-            if seen.insert(r.key()) {
-                queue.push_back((r, 0u32));
+            if walk.seen.insert(r.key()) {
+                starts.push(r);
             }
         }
-        while let Some((pos, depth)) = queue.pop_front() {
-            let mirror = mirror_position(&pos).filter(|m| m.key() != pos.key());
-            if let Some(m) = &mirror {
-                seen.insert(m.key());
-            }
-            for p in std::iter::once(pos).chain(mirror) {
-                let key = format_key(format, &p);
-                let lo = raw[..own].partition_point(|r| r.key < key);
-                let mut moves = Vec::new();
-                for (i, r) in raw[..own].iter().enumerate().skip(lo) {
-                    if r.key != key {
-                        break;
-                    }
-                    if !taken[i] && p.is_legal(r.entry.mv) {
-                        taken[i] = true;
-                        moves.push(r.entry);
-                    }
-                }
-                if moves.is_empty() {
-                    continue;
-                }
-                for m in &moves {
-                    let mut child = p.clone();
-                    child.play_unchecked(m.mv);
-                    if seen.insert(child.key()) {
-                        queue.push_back((child, depth + 1));
-                    }
-                }
-                nodes.push(Node {
-                    pos: p,
-                    depth,
-                    moves,
-                });
-            }
+        for r in starts {
+            walk.visit(r, 0);
         }
+        // breadth first: a child is its parent node's position and a move, built when due
+        while let Some((parent, mv)) = walk.pending.pop_front() {
+            let node = &walk.nodes[parent];
+            let (mut pos, depth) = (node.pos.clone(), node.depth + 1);
+            pos.play_unchecked(mv);
+            walk.visit(pos, depth);
+        }
+        let Walk { nodes, taken, .. } = walk;
         let loose = raw
             .iter()
             .enumerate()

@@ -33,6 +33,7 @@ pub mod eleeye;
 pub mod merge;
 pub mod obk;
 mod obk_table;
+pub mod pgn;
 mod probe;
 mod probed;
 pub mod qipu;

@@ -22,8 +22,8 @@ pub enum BookTool {
     /// Books of any formats into one: a position+move in several inputs is one entry (games
     /// and W/D/L add up; weights normalised per position, mixed by --weight, scaled back).
     Merge(MergeArgs),
-    /// The whole book as CSV (fen, key, move in ICCS and in notation, weight, games, wins,
-    /// draws, losses, engine), one row per record.
+    /// The whole book as CSV (fen, key, iccs: the move in ICCS, notation, weight, games, wins,
+    /// draws, losses, engine), one row per record; or --pgn, as one game with variations.
     Dump(DumpArgs),
     /// Positions, records, depth reached and the main lines of a book.
     Stats(StatsArgs),
@@ -83,6 +83,11 @@ pub struct DumpArgs {
     /// Only records of weight N or more.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     min_weight: Option<i64>,
+    /// The book as one PGN game instead: its tree as variations (heaviest move first),
+    /// weight and W/D/L in comments, each line stopping where it meets a position already
+    /// written (readable by `qipu import` and `qipu book --tree`).
+    #[arg(long)]
+    pgn: bool,
 }
 
 /// Arguments of `qipu book stats`.
@@ -123,13 +128,29 @@ fn read(path: &std::path::Path) -> Result<Contents, CliError> {
     Contents::read(&b, &[]).map_err(|e| ctx(e).into())
 }
 
+/// Whether the target format holds the book's game; else an error naming the book.
+fn holds(format: Format, path: &std::path::Path, c: &Contents) -> Result<(), CliError> {
+    if format != Format::Qipu && c.variant != Variant::Xiangqi {
+        return Err(Context::new(
+            path.display().to_string(),
+            book::BookError::Unsupported(format!(
+                "a book of {} positions into {format}: only qipu books hold them",
+                c.variant
+            )),
+        )
+        .into());
+    }
+    Ok(())
+}
+
 fn convert(a: &ConvertArgs) -> Result<ExitCode, CliError> {
     let c = read(&a.input)?;
+    let format = format_of(a.format);
+    holds(format, &a.input, &c)?;
     let inputs = [merge::Input {
         contents: &c,
         factor: 1.0,
     }];
-    let format = format_of(a.format);
     let mut opts = merge::MergeOptions::new(format, &inputs);
     if format == Format::Qipu {
         // a convert keeps the input's mirror handling
@@ -145,7 +166,18 @@ fn convert(a: &ConvertArgs) -> Result<ExitCode, CliError> {
 }
 
 fn merge_books(a: &MergeArgs) -> Result<ExitCode, CliError> {
-    let contents: Vec<Contents> = a.inputs.iter().map(|p| read(p)).collect::<Result<_, _>>()?;
+    // the books are read side by side (each walk is one thread's)
+    let contents: Vec<Contents> = {
+        use rayon::prelude::*;
+        a.inputs
+            .par_iter()
+            .map(|p| read(p))
+            .collect::<Result<_, _>>()?
+    };
+    let format = format_of(a.format);
+    for (p, c) in a.inputs.iter().zip(&contents) {
+        holds(format, p, c)?;
+    }
     let mut factors = vec![1.0; a.inputs.len()];
     for spec in &a.weights {
         let (name, w) = spec
@@ -171,7 +203,6 @@ fn merge_books(a: &MergeArgs) -> Result<ExitCode, CliError> {
             factor,
         })
         .collect();
-    let format = format_of(a.format);
     let mut opts = merge::MergeOptions::new(format, &inputs);
     opts.min_weight = a.min_weight;
     if let Some(m) = a.mirror {
@@ -278,11 +309,31 @@ fn notation(pos: &AnyPosition, m: &ProbeMove) -> String {
     }
 }
 
+/// `dump --pgn`: the book's tree as one game per start position.
+fn dump_pgn(a: &DumpArgs, c: &Contents) -> Result<ExitCode, CliError> {
+    let opts = book::pgn::PgnOptions {
+        depth: a.depth,
+        min_weight: a.min_weight,
+    };
+    let name = a.input.display().to_string();
+    let mut out = std::io::stdout().lock();
+    for g in book::pgn::games(c, &opts, &name) {
+        let text = crate::formats::write::write_pgn(&g, &|_, m| m.to_string(), Some("ICCS"))
+            .map_err(|e| Context::new(name.clone(), e))?;
+        out.write_all(text.as_bytes())?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn dump(a: &DumpArgs) -> Result<ExitCode, CliError> {
     let c = read(&a.input)?;
+    if a.pgn {
+        return dump_pgn(a, &c);
+    }
     let mut w = csv::Writer::from_writer(std::io::stdout().lock());
     w.write_record([
-        "fen", "key", "move", "notation", "weight", "games", "wins", "draws", "losses", "engine",
+        "fen", "key", "iccs", "notation", "weight", "games", "wins", "draws", "losses", "engine",
     ])?;
     let row =
         |w: &mut csv::Writer<_>, fen: &str, key: String, mv: String, n: String, m: &ProbeMove| {

@@ -116,6 +116,18 @@ impl Board {
         self.key
     }
 
+    /// The key of this board's mirror image (files a–i reversed), without building it: what
+    /// `key()` of the mirrored position is.
+    pub fn mirror_key(&self) -> u64 {
+        let mut squares = [0u8; 90];
+        for (i, &c) in self.sq.iter().enumerate() {
+            if let Some(sq) = Square::new(i as u8) {
+                squares[sq.mirror().index()] = c;
+            }
+        }
+        zobrist::key_of(&squares, self.turn, self.variant)
+    }
+
     /// Plies since the last capture.
     #[inline]
     pub fn halfmoves(&self) -> u32 {
