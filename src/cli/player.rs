@@ -22,6 +22,12 @@ use crate::{
 /// Arguments of `qipu player`. Each is read with the parser `/api/player` uses for the
 /// parameter of the same name, and checked by the same [`DossierQuery::new`].
 #[derive(Args, Debug)]
+#[command(
+    mut_arg("player", |a| a.hide(true)),
+    mut_arg("side", |a| a.help(
+        "Only the player's games on this side: red, black, cho, han, first or second"
+    ))
+)]
 pub struct PlayerArgs {
     /// The player: any spelling of their name (as `qipu players` lists them).
     name: String,
