@@ -8,6 +8,7 @@ mod common;
 mod copies;
 mod db_guard;
 mod e2e;
+mod exit_codes;
 mod export;
 mod filter_notes;
 mod filters;

@@ -273,13 +273,17 @@ pub(super) struct RunSummary<'a> {
 impl RunSummary<'_> {
     /// Writes the rejected-games report to `report` (when given), then one JSON document
     /// (`json`) or the summary line and the first ten errors; the exit code is 0 when
-    /// there was no error, 1 otherwise.
+    /// there was no error, 1 otherwise (a rejected game, or a file that gave no game: the
+    /// summary counts both).
     pub(super) fn finish(
         &self,
         json: bool,
         report: Option<&PathBuf>,
     ) -> Result<ExitCode, CliError> {
         let rate = self.games_read as f64 / self.secs.max(1e-9);
+        // Files that gave no game at all (empty, not a record, unreadable): input rejected
+        // as surely as a game, so counted beside the games in the summary.
+        let unread = self.errors.iter().filter(|e| e.game.is_none()).count();
         if let Some(path) = report {
             write_report(path, self.errors)?;
         }
@@ -289,6 +293,7 @@ impl RunSummary<'_> {
             for (name, value) in [
                 ("games_read", self.games_read.into()),
                 ("rejected", self.rejected.into()),
+                ("files_unread", unread.into()),
                 ("seconds", self.secs.into()),
                 ("games_per_second", rate.into()),
                 ("peak_rss_bytes", peak_rss_bytes().into()),
@@ -319,6 +324,9 @@ impl RunSummary<'_> {
                 .iter()
                 .map(|(_, words, n)| format!("{n} {words}"))
                 .chain([format!("{} rejected", self.rejected)])
+                .chain((unread > 0).then(|| {
+                    format!("{unread} file{} unread", if unread == 1 { "" } else { "s" })
+                }))
                 .collect();
             writeln!(
                 out,

@@ -2,7 +2,7 @@
 
 use std::{
     io::{IsTerminal, Write},
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::ExitCode,
 };
 
@@ -14,7 +14,7 @@ use super::{
     CliError, Context,
 };
 use crate::{
-    book::{Book, Probed},
+    book::{Book, BookError, Probed},
     rules::{AnyPosition, Variant},
 };
 
@@ -41,7 +41,7 @@ pub struct ProbeArgs {
 /// Runs `qipu probe`. Exit code 1 when the book has no move for the position.
 pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
     let in_book = |e| Context::new(args.book.display().to_string(), e);
-    let book = Book::open(&args.book).map_err(in_book)?;
+    let book = Book::open(&args.book).map_err(|e| book_error(&args.book, e))?;
     let variant = match (args.variant, &book) {
         (Some(VariantArg::Janggi), _) => VariantArg::Janggi,
         (Some(VariantArg::Xiangqi), _) => VariantArg::Xiangqi,
@@ -91,6 +91,20 @@ pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A book's error with its path: `X is not a BOOK.DAT book: why` for a file read as a book
+/// of a format it is not, `X: error` otherwise.
+pub(super) fn book_error(path: &Path, e: BookError) -> CliError {
+    match e {
+        BookError::NotFormat { format, why } => format!(
+            "{} is not a {} book: {why}",
+            path.display(),
+            format.label()
+        )
+        .into(),
+        e => Context::new(path.display().to_string(), e).into(),
+    }
 }
 
 fn to_json(args: &ProbeArgs, book: &Book, pos: &AnyPosition, probed: &Probed) -> serde_json::Value {
