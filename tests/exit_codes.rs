@@ -77,9 +77,7 @@ fn a_janggi_book_from_a_database_without_janggi_games_says_so_and_writes_nothing
     );
     assert!(!out.exists(), "a book was written");
     // The same database gives a Xiangqi book: exit 0.
-    let o = qipu(&[
-        "book", "--db", s(&db), "--format", "qipu", "--out", s(&out),
-    ]);
+    let o = qipu(&["book", "--db", s(&db), "--format", "qipu", "--out", s(&out)]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(out.exists());
     let _ = std::fs::remove_dir_all(&dir);
@@ -98,7 +96,10 @@ fn an_empty_file_is_counted_as_unread_and_the_exit_code_agrees() {
     let o = qipu(&["import", s(&empty), "--db", s(&db), "--json"]);
     assert_eq!(o.status.code(), Some(1));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((doc["rejected"].as_u64(), doc["files_unread"].as_u64()), (Some(0), Some(1)));
+    assert_eq!(
+        (doc["rejected"].as_u64(), doc["files_unread"].as_u64()),
+        (Some(0), Some(1))
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -150,7 +151,15 @@ fn every_command_opening_a_database_names_a_file_that_is_not_one() {
         vec!["stats", "--db", s(&text)],
         vec!["players", "x", "--db", s(&text)],
         vec!["export", "--db", s(&text), "--games", s(&out)],
-        vec!["book", "--db", s(&text), "--format", "eleeye", "--out", s(&book)],
+        vec![
+            "book",
+            "--db",
+            s(&text),
+            "--format",
+            "eleeye",
+            "--out",
+            s(&book),
+        ],
         vec!["import", s(&text), "--db", s(&text)],
     ];
     for args in commands {

@@ -319,15 +319,15 @@ impl RunSummary<'_> {
             let files = self
                 .files
                 .map_or(String::new(), |f| format!(" from {f} files"));
-            let counts: Vec<String> = self
-                .counts
-                .iter()
-                .map(|(_, words, n)| format!("{n} {words}"))
-                .chain([format!("{} rejected", self.rejected)])
-                .chain((unread > 0).then(|| {
-                    format!("{unread} file{} unread", if unread == 1 { "" } else { "s" })
-                }))
-                .collect();
+            let counts: Vec<String> =
+                self.counts
+                    .iter()
+                    .map(|(_, words, n)| format!("{n} {words}"))
+                    .chain([format!("{} rejected", self.rejected)])
+                    .chain((unread > 0).then(|| {
+                        format!("{unread} file{} unread", if unread == 1 { "" } else { "s" })
+                    }))
+                    .collect();
             writeln!(
                 out,
                 "{} games{files} in {:.2} s ({rate:.0} games/s): {}",

@@ -97,12 +97,9 @@ pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
 /// of a format it is not, `X: error` otherwise.
 pub(super) fn book_error(path: &Path, e: BookError) -> CliError {
     match e {
-        BookError::NotFormat { format, why } => format!(
-            "{} is not a {} book: {why}",
-            path.display(),
-            format.label()
-        )
-        .into(),
+        BookError::NotFormat { format, why } => {
+            format!("{} is not a {} book: {why}", path.display(), format.label()).into()
+        }
         e => Context::new(path.display().to_string(), e).into(),
     }
 }
