@@ -25,6 +25,7 @@ mod sources;
 mod spark;
 mod store;
 mod top_games;
+mod truncated;
 mod web;
 mod web_limits;
 mod web_serve;

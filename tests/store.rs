@@ -525,7 +525,16 @@ mod cli {
         let db = dir.path().join("f.db");
         let db = db.to_str().unwrap();
         let src = fixture("store");
-        let (code, report) = qipu(&["import", src.to_str().unwrap(), "--db", db, "--json"]);
+        // --strict: the illegal game is rejected whole (else it is kept up to its bad move:
+        // tests/truncated.rs).
+        let (code, report) = qipu(&[
+            "import",
+            src.to_str().unwrap(),
+            "--db",
+            db,
+            "--json",
+            "--strict",
+        ]);
         assert_eq!(code, 1, "one game is rejected");
         assert_eq!(report["files"], 3);
         assert_eq!(report["games_read"], 7);

@@ -370,6 +370,7 @@ fn record_of(row: &Row<'_>, with_positions: bool) -> Result<GameRecord, BulkErro
         max_ply,
         positions,
         opening_label: row.text("label")?,
+        truncated: None,
     })
 }
 

@@ -50,6 +50,7 @@ pub fn emit(args: &EmitArgs) -> Result<ExitCode, CliError> {
         rejected: report.rejected,
         fields: vec![("out", args.out.display().to_string().into())],
         errors: &report.errors,
+        truncated: &[],
     }
     .finish(args.json, args.report.as_ref())
 }
