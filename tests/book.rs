@@ -469,16 +469,21 @@ fn probe_text(book: &Path, moves: &[&str]) -> Vec<(String, i64)> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let mut w = l.split(' ');
-            (
-                w.next().unwrap().to_string(),
-                w.next().unwrap().parse().unwrap(),
-            )
-        })
+    probe_rows(&String::from_utf8(out.stdout).unwrap())
+        .into_iter()
+        .map(|w| (w[0].clone(), w[1].parse().unwrap()))
+        .collect()
+}
+
+/// The move rows of `qipu probe`'s text: after the book's facts (`# …` lines) and the header
+/// naming the columns (`move weight …`), each row's words.
+fn probe_rows(text: &str) -> Vec<Vec<String>> {
+    let mut lines = text.lines().skip_while(|l| l.starts_with('#'));
+    if let Some(header) = lines.next() {
+        assert!(header.starts_with("move "), "no header: {text}");
+    }
+    lines
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
         .collect()
 }
 
@@ -834,9 +839,9 @@ fn book_cli_builds_every_format_from_pgn_files() {
             }
             String::from_utf8(qipu_cmd(&args).stdout).unwrap()
         };
-        let start: Vec<String> = probe(&[])
-            .lines()
-            .map(|l| l.split(' ').take(2).collect::<Vec<_>>().join(" "))
+        let start: Vec<String> = probe_rows(&probe(&[]))
+            .iter()
+            .map(|w| w[..2].join(" "))
             .collect();
         if format == "obk" {
             // as reached: h2e2 in 3 games, c3c4 in 1
@@ -847,8 +852,8 @@ fn book_cli_builds_every_format_from_pgn_files() {
             s.sort();
             assert_eq!(s, ["b2e2 3", "c3c4 1", "g3g4 1", "h2e2 3"], "{format}");
         }
-        let replies = probe(&["h2e2"]);
-        assert!(replies.starts_with("h9g7 2"), "{format}: {replies}");
+        let replies = probe_rows(&probe(&["h2e2"]));
+        assert_eq!(replies[0][..2], ["h9g7", "2"], "{format}: {replies:?}");
     }
     // eleeye weights: h2e2 = 3 + 3 - 1 = 5 -> 5 / 4 = 1
     let out = dir.join("e.dat");

@@ -637,7 +637,14 @@ mod cli {
         assert_eq!(moves(&f).len(), 1);
 
         // Re-import: nothing changes.
-        let (code, again) = qipu(&["import", src.to_str().unwrap(), "--db", db, "--json"]);
+        let (code, again) = qipu(&[
+            "import",
+            src.to_str().unwrap(),
+            "--db",
+            db,
+            "--json",
+            "--strict",
+        ]);
         assert_eq!(code, 1);
         assert_eq!(
             (again["imported"].as_u64(), again["duplicates"].as_u64()),
