@@ -1451,3 +1451,67 @@ fn a_janggi_book_of_one_formation_pair_equals_the_book_of_its_games() {
         assert!(filtered == plain, "{setup}: the books differ");
     }
 }
+
+/// `qipu probe` names its columns and says what the book is before the moves (issue #30,
+/// item 6), in text and JSON: a qipu book of two games `h2e2 h9g7` (1-0, 1/2-1/2), mirror
+/// images kept apart, holds 2 positions (the start and the one after h2e2), one entry each.
+#[test]
+fn probe_says_what_the_book_is_and_names_its_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("two.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"a\"]\n1. h2e2 h9g7 1-0\n\n[Event \"b\"]\n1. h2e2 h9g7 1/2-1/2\n",
+    )
+    .unwrap();
+    let book = dir.path().join("two.qbk");
+    let o = qipu_cmd(&[
+        "book",
+        pgn.to_str().unwrap(),
+        "--format",
+        "qipu",
+        "--mirror",
+        "keep",
+        "--min-games",
+        "1",
+        "--out",
+        book.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = qipu_cmd(&["probe", "--book", book.to_str().unwrap()]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0], "# qipu book (qipu), xiangqi: 2 positions, 2 entries; mirror images kept apart",
+        "{text}"
+    );
+    assert!(lines[1].starts_with("# position rnbakabnr/"), "{text}");
+    let header: Vec<&str> = lines[2].split_whitespace().collect();
+    assert_eq!(
+        header,
+        ["move", "weight", "games", "+wins", "=draws", "-losses"]
+    );
+    // h2e2: two games, one won by the mover (Red), one drawn.
+    assert_eq!(
+        probe_rows(&text),
+        [["h2e2", "2", "2", "+1", "=1", "-0"]
+            .map(String::from)
+            .to_vec()]
+    );
+    let o = qipu_cmd(&["probe", "--book", book.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (
+            &v["format"],
+            &v["positions"],
+            &v["entries"],
+            &v["mirror_merged"]
+        ),
+        (
+            &serde_json::json!("qipu"),
+            &serde_json::json!(2),
+            &serde_json::json!(2),
+            &serde_json::json!(false)
+        )
+    );
+}
