@@ -843,7 +843,7 @@ mod tests {
         std::fs::write(input.join("sub/b.pgn"), pgn).unwrap();
         std::fs::write(input.join("a.pgn"), "1. c3c4 *\n").unwrap();
         let out = dir.path().join("facts");
-        let report = emit(std::slice::from_ref(&input), &out, 3).unwrap();
+        let report = emit(std::slice::from_ref(&input), &out, 3, true).unwrap();
         assert_eq!((report.emitted, report.rejected), (3, 0));
         let want: Vec<GameRecord> = read_path(&input)
             .map(|g| {
@@ -916,7 +916,7 @@ mod tests {
         let one = dir.path().join("one");
         emit(&[b.clone(), a.clone()], &one, 10, true).unwrap();
         let shards = dir.path().join("shards");
-        emit(std::slice::from_ref(&b), &shards, 10).unwrap();
+        emit(std::slice::from_ref(&b), &shards, 10, true).unwrap();
         emit(&[a.join("x/../x"), a.join("./2.pgn")], &shards, 10, true).unwrap();
         let got = keys(&one);
         assert_eq!(got.len(), 5);

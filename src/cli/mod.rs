@@ -78,8 +78,9 @@ enum Command {
     Load(load::LoadArgs),
 }
 
-/// Parses the command line, runs it and maps the result to an exit code ([`EXIT_CODES`]): a
-/// command returns 0 or 1 itself, an error is 2. A closed pipe on stdout counts as success.
+/// Parses the command line, runs it and maps the result to an exit code (the rule at the end
+/// of `qipu --help`): a command returns 0 or 1 itself, an error is 2. A closed pipe on stdout
+/// counts as success.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
