@@ -469,16 +469,21 @@ fn probe_text(book: &Path, moves: &[&str]) -> Vec<(String, i64)> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let mut w = l.split(' ');
-            (
-                w.next().unwrap().to_string(),
-                w.next().unwrap().parse().unwrap(),
-            )
-        })
+    probe_rows(&String::from_utf8(out.stdout).unwrap())
+        .into_iter()
+        .map(|w| (w[0].clone(), w[1].parse().unwrap()))
+        .collect()
+}
+
+/// The move rows of `qipu probe`'s text: after the book's facts (`# …` lines) and the header
+/// naming the columns (`move weight …`), each row's words.
+fn probe_rows(text: &str) -> Vec<Vec<String>> {
+    let mut lines = text.lines().skip_while(|l| l.starts_with('#'));
+    if let Some(header) = lines.next() {
+        assert!(header.starts_with("move "), "no header: {text}");
+    }
+    lines
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
         .collect()
 }
 
@@ -834,9 +839,9 @@ fn book_cli_builds_every_format_from_pgn_files() {
             }
             String::from_utf8(qipu_cmd(&args).stdout).unwrap()
         };
-        let start: Vec<String> = probe(&[])
-            .lines()
-            .map(|l| l.split(' ').take(2).collect::<Vec<_>>().join(" "))
+        let start: Vec<String> = probe_rows(&probe(&[]))
+            .iter()
+            .map(|w| w[..2].join(" "))
             .collect();
         if format == "obk" {
             // as reached: h2e2 in 3 games, c3c4 in 1
@@ -847,8 +852,8 @@ fn book_cli_builds_every_format_from_pgn_files() {
             s.sort();
             assert_eq!(s, ["b2e2 3", "c3c4 1", "g3g4 1", "h2e2 3"], "{format}");
         }
-        let replies = probe(&["h2e2"]);
-        assert!(replies.starts_with("h9g7 2"), "{format}: {replies}");
+        let replies = probe_rows(&probe(&["h2e2"]));
+        assert_eq!(replies[0][..2], ["h9g7", "2"], "{format}: {replies:?}");
     }
     // eleeye weights: h2e2 = 3 + 3 - 1 = 5 -> 5 / 4 = 1
     let out = dir.join("e.dat");
@@ -1445,4 +1450,68 @@ fn a_janggi_book_of_one_formation_pair_equals_the_book_of_its_games() {
         );
         assert!(filtered == plain, "{setup}: the books differ");
     }
+}
+
+/// `qipu probe` names its columns and says what the book is before the moves (issue #30,
+/// item 6), in text and JSON: a qipu book of two games `h2e2 h9g7` (1-0, 1/2-1/2), mirror
+/// images kept apart, holds 2 positions (the start and the one after h2e2), one entry each.
+#[test]
+fn probe_says_what_the_book_is_and_names_its_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("two.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"a\"]\n1. h2e2 h9g7 1-0\n\n[Event \"b\"]\n1. h2e2 h9g7 1/2-1/2\n",
+    )
+    .unwrap();
+    let book = dir.path().join("two.qbk");
+    let o = qipu_cmd(&[
+        "book",
+        pgn.to_str().unwrap(),
+        "--format",
+        "qipu",
+        "--mirror",
+        "keep",
+        "--min-games",
+        "1",
+        "--out",
+        book.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = qipu_cmd(&["probe", "--book", book.to_str().unwrap()]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0], "# qipu book (qipu), xiangqi: 2 positions, 2 entries; mirror images kept apart",
+        "{text}"
+    );
+    assert!(lines[1].starts_with("# position rnbakabnr/"), "{text}");
+    let header: Vec<&str> = lines[2].split_whitespace().collect();
+    assert_eq!(
+        header,
+        ["move", "weight", "games", "+wins", "=draws", "-losses"]
+    );
+    // h2e2: two games, one won by the mover (Red), one drawn.
+    assert_eq!(
+        probe_rows(&text),
+        [["h2e2", "2", "2", "+1", "=1", "-0"]
+            .map(String::from)
+            .to_vec()]
+    );
+    let o = qipu_cmd(&["probe", "--book", book.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (
+            &v["format"],
+            &v["positions"],
+            &v["entries"],
+            &v["mirror_merged"]
+        ),
+        (
+            &serde_json::json!("qipu"),
+            &serde_json::json!(2),
+            &serde_json::json!(2),
+            &serde_json::json!(false)
+        )
+    );
 }

@@ -225,7 +225,7 @@ fn only_qipu_databases_are_written() {
     // Not a database at all.
     let text = dir.join("notes.txt");
     std::fs::write(&text, "x".repeat(10_000)).unwrap();
-    refused(&text, "not an SQLite database");
+    refused(&text, "is not a qipu database: it is not an SQLite file");
     // A damaged qipu database: the root page of `games` overwritten.
     let damaged = dir.join("damaged.db");
     std::fs::copy(&ours, &damaged).unwrap();

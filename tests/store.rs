@@ -525,7 +525,16 @@ mod cli {
         let db = dir.path().join("f.db");
         let db = db.to_str().unwrap();
         let src = fixture("store");
-        let (code, report) = qipu(&["import", src.to_str().unwrap(), "--db", db, "--json"]);
+        // --strict: the illegal game is rejected whole (else it is kept up to its bad move:
+        // tests/truncated.rs).
+        let (code, report) = qipu(&[
+            "import",
+            src.to_str().unwrap(),
+            "--db",
+            db,
+            "--json",
+            "--strict",
+        ]);
         assert_eq!(code, 1, "one game is rejected");
         assert_eq!(report["files"], 3);
         assert_eq!(report["games_read"], 7);
@@ -628,7 +637,14 @@ mod cli {
         assert_eq!(moves(&f).len(), 1);
 
         // Re-import: nothing changes.
-        let (code, again) = qipu(&["import", src.to_str().unwrap(), "--db", db, "--json"]);
+        let (code, again) = qipu(&[
+            "import",
+            src.to_str().unwrap(),
+            "--db",
+            db,
+            "--json",
+            "--strict",
+        ]);
         assert_eq!(code, 1);
         assert_eq!(
             (again["imported"].as_u64(), again["duplicates"].as_u64()),

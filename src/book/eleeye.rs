@@ -264,11 +264,16 @@ impl EleeyeBook {
     /// Reads a book.
     ///
     /// # Errors
-    /// [`BookError::Corrupt`] if the size is not a multiple of 8 or the locks are not sorted.
+    /// [`BookError::NotFormat`] if the size is not a multiple of 8 or the locks are not
+    /// sorted (every `BOOK.DAT` is sorted by lock: such a file is not one).
     pub fn from_bytes(bytes: &[u8]) -> Result<EleeyeBook, BookError> {
+        let not = |why: String| BookError::NotFormat {
+            format: super::Format::Eleeye,
+            why,
+        };
         if bytes.len() % RECORD_SIZE != 0 {
-            return Err(BookError::Corrupt(format!(
-                "BOOK.DAT size {} is not a multiple of {RECORD_SIZE}",
+            return Err(not(format!(
+                "its size {} is not a multiple of {RECORD_SIZE}",
                 bytes.len()
             )));
         }
@@ -280,8 +285,8 @@ impl EleeyeBook {
                 weight: u16::from_le_bytes([c[6], c[7]]),
             };
             if records.last().is_some_and(|p: &Record| p.lock > r.lock) {
-                return Err(BookError::Corrupt(format!(
-                    "BOOK.DAT record {i} is out of lock order"
+                return Err(not(format!(
+                    "its 8-byte record {i} is out of lock order (a BOOK.DAT is sorted by lock)"
                 )));
             }
             records.push(r);

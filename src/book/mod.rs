@@ -70,6 +70,15 @@ impl Format {
             Format::Qipu => "qipu",
         }
     }
+
+    /// The name a reader knows the format by (`BOOK.DAT`, `.obk`, `qipu`), for messages.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Format::Eleeye => "BOOK.DAT",
+            Format::Obk => ".obk",
+            Format::Qipu => "qipu",
+        }
+    }
 }
 
 impl fmt::Display for Format {
@@ -102,6 +111,14 @@ pub enum BookError {
     Upstream(Box<dyn std::error::Error + Send + Sync>),
     /// The file is not a book of any known format.
     UnknownFormat,
+    /// The file was read as a book of this format (by its size or its SQLite header) and is
+    /// not one: why.
+    NotFormat {
+        /// The format it was read as.
+        format: Format,
+        /// Why it is not a book of that format.
+        why: String,
+    },
     /// The book is damaged.
     Corrupt(String),
     /// Something the format cannot hold or the reader cannot do.
@@ -133,6 +150,9 @@ impl fmt::Display for BookError {
             BookError::UnknownFormat => {
                 f.write_str("not a book of a known format (BOOK.DAT, .obk, qipu)")
             }
+            BookError::NotFormat { format, why } => {
+                write!(f, "not a {} book: {why}", format.label())
+            }
             BookError::Corrupt(e) => write!(f, "corrupt book: {e}"),
             BookError::Unsupported(e) => write!(f, "not supported: {e}"),
             BookError::Empty(e) => write!(f, "{e}: no book written"),
@@ -149,6 +169,7 @@ impl std::error::Error for BookError {
             BookError::Build { .. }
             | BookError::Input(_)
             | BookError::UnknownFormat
+            | BookError::NotFormat { .. }
             | BookError::Corrupt(_)
             | BookError::Unsupported(_)
             | BookError::Empty(_) => None,

@@ -194,7 +194,7 @@ impl ObkBook {
     /// and `vscore` columns.
     ///
     /// # Errors
-    /// SQLite errors; [`BookError::Corrupt`] when no such table exists.
+    /// SQLite errors; [`BookError::NotFormat`] when no such table exists.
     pub fn open(path: &Path) -> Result<ObkBook, BookError> {
         let conn = Connection::open_with_flags(
             path,
@@ -249,9 +249,10 @@ impl ObkBook {
                 from,
             });
         }
-        Err(BookError::Corrupt(
-            "no table with vkey, vmove and vscore columns".into(),
-        ))
+        Err(BookError::NotFormat {
+            format: super::Format::Obk,
+            why: "an SQLite file without a table of vkey, vmove and vscore columns".into(),
+        })
     }
 
     /// The stored moves of a key in stored orientation (invalid records skipped).

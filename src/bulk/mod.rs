@@ -36,7 +36,7 @@ use crate::{
     formats::{
         chunks, distinct_positions,
         facts::{Mode, Speed, Termination, TimeControl},
-        Chunk, GameError, GameNumbers, Source, Tags,
+        Chunk, ErrorKind, GameError, GameNumbers, Source, Tags,
     },
     pipeline::CHUNK_BYTES,
     rules::{AnyPosition, Move},
@@ -126,6 +126,8 @@ pub const GAME_COLUMNS: &[ColumnDef] = &[
     col("history_month", Kind::Long, true),
     col("top_score", Kind::Long, false),
     col("ending", Kind::Int, false),
+    // The ply of the bad move a game was cut before (`games.truncated_ply`); null if whole.
+    col("truncated_ply", Kind::Long, true),
 ];
 
 /// The columns of `facts/positions`: the game's identity, the position's key (the store's
@@ -232,6 +234,8 @@ pub struct EmitReport {
     pub rejected: u64,
     /// Every error: rejected games and unreadable files (`game == None`).
     pub errors: Vec<GameError>,
+    /// The games kept up to a bad move (also emitted), each one's error.
+    pub truncated: Vec<GameError>,
 }
 
 /// A name for this run's part files that another machine's run does not take.
@@ -294,6 +298,7 @@ fn game_row(r: &GameRecord, order_file: &str) -> Vec<Value> {
         // At most 99,999 × 10^8 + 99,999,999: a long.
         Value::Int(i64::try_from(c.top_score).unwrap_or(i64::MAX)),
         Value::Int(i64::from(c.ending)),
+        Value::int(r.truncated_ply().map(|p| p as i64)),
     ]
 }
 
@@ -377,14 +382,42 @@ fn record_of(row: &Row<'_>, with_positions: bool) -> Result<GameRecord, BulkErro
         max_ply,
         positions,
         opening_label: row.text("label")?,
+        truncated: truncated(row)?,
     })
+}
+
+/// A truncated game's mark, back from its row: the ply it was cut before (its error's
+/// reason is not emitted). The column is absent from the output of an emit of before it:
+/// such games are whole.
+fn truncated(row: &Row<'_>) -> Result<Option<Box<GameError>>, BulkError> {
+    let ply = match row.int("truncated_ply") {
+        Ok(p) => p,
+        Err(_) if !row.has("truncated_ply") => None,
+        Err(e) => return Err(e),
+    };
+    let Some(ply) = ply else { return Ok(None) };
+    let ply = usize::try_from(ply).map_err(|_| row.error("truncated_ply", "negative"))?;
+    let source = Source {
+        file: row.text("source_file")?.unwrap_or_default(),
+        index: usize::try_from(row.need_int("source_index")?).unwrap_or(0),
+    };
+    let e = GameError {
+        ply: Some(ply),
+        ..GameError::new(
+            &source,
+            ErrorKind::Malformed("kept up to the move before this ply".into()),
+        )
+    };
+    Ok(Some(Box::new(e)))
 }
 
 /// `qipu emit`: reads every input as `qipu import` does (files, folders, zips, in the same
 /// order), replays each game to `max_ply` and writes `out/games/` and `out/positions/`
 /// (one new part file each, beside any already there). Rejected games are in the report's
-/// `errors`. `first_rank` is the place of `paths[0]` among the arguments of the whole input
-/// (0 unless this emit is a shard of a larger one: see [`order_key`]).
+/// `errors`; with `keep_prefix` a game with a bad move is kept up to it, as `qipu import`
+/// keeps it ([`GameRecord::from_game_or_prefix`]), and listed in `truncated`. `first_rank` is
+/// the place of `paths[0]` among the arguments of the whole input (0 unless this emit is a
+/// shard of a larger one: see [`order_key`]).
 ///
 /// # Errors
 /// [`BulkError`] if the output cannot be written.
@@ -393,6 +426,7 @@ pub fn emit(
     out: &Path,
     max_ply: usize,
     first_rank: u32,
+    keep_prefix: bool,
 ) -> Result<EmitReport, BulkError> {
     let name = run_name();
     let mut tables = Vec::new();
@@ -432,7 +466,15 @@ pub fn emit(
                 let records = p
                     .read()
                     .into_iter()
-                    .map(|g| g.and_then(|g| GameRecord::from_game(&g, max_ply)))
+                    .map(|g| {
+                        g.and_then(|g| {
+                            if keep_prefix {
+                                GameRecord::from_game_or_prefix(&g, max_ply)
+                            } else {
+                                GameRecord::from_game(&g, max_ply)
+                            }
+                        })
+                    })
                     .collect();
                 (rank, p, records)
             })
@@ -444,6 +486,11 @@ pub fn emit(
                     Ok(r) => {
                         report.games_read += 1;
                         report.emitted += 1;
+                        if let Some(e) = &r.truncated {
+                            let mut e = GameError::clone(e);
+                            e.game = Some(r.source.index);
+                            report.truncated.push(e);
+                        }
                         let key = order.of(rank, &r.source.file);
                         game_table.push(game_row(&r, key))?;
                         let id = identity(&r) as i64;
@@ -812,7 +859,7 @@ mod tests {
         std::fs::write(input.join("sub/b.pgn"), pgn).unwrap();
         std::fs::write(input.join("a.pgn"), "1. c3c4 *\n").unwrap();
         let out = dir.path().join("facts");
-        let report = emit(std::slice::from_ref(&input), &out, 3, 0).unwrap();
+        let report = emit(std::slice::from_ref(&input), &out, 3, 0, true).unwrap();
         assert_eq!((report.emitted, report.rejected), (3, 0));
         let want: Vec<GameRecord> = read_path(&input)
             .map(|g| {
@@ -883,12 +930,12 @@ mod tests {
             keys
         };
         let one = dir.path().join("one");
-        emit(&[b.clone(), a.clone()], &one, 10, 0).unwrap();
+        emit(&[b.clone(), a.clone()], &one, 10, 0, true).unwrap();
         // Two shards, the second emitted first, each told its first argument's place, with
         // its path spelled another way.
         let shards = dir.path().join("shards");
-        emit(&[a.join("x/..")], &shards, 10, 1).unwrap();
-        emit(&[b.join("./")], &shards, 10, 0).unwrap();
+        emit(&[a.join("x/..")], &shards, 10, 1, true).unwrap();
+        emit(&[b.join("./")], &shards, 10, 0, true).unwrap();
         let got = keys(&one);
         assert_eq!(got.len(), 5);
         assert_eq!(got, keys(&shards));

@@ -372,6 +372,11 @@ pub struct Row<'a> {
 }
 
 impl Row<'_> {
+    /// Whether the row's table has this column.
+    pub fn has(&self, name: &str) -> bool {
+        self.field(name).is_some()
+    }
+
     fn field(&self, name: &str) -> Option<&Field> {
         self.fields
             .iter()

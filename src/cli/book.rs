@@ -338,8 +338,27 @@ fn games_from_paths<'a>(
         })
 }
 
+/// Why a build had no game to learn from: none of the variant in the database or the files,
+/// or none that the filters kept.
+fn no_games(args: &BookArgs, variant: Variant, selection: &Selection, tally: &FromFiles) -> String {
+    let place = match &args.db {
+        Some(db) => db.display().to_string(),
+        None => "the files given".to_string(),
+    };
+    let mut why = format!("no {variant} games in {place}");
+    let left_out = selection.left_out.get();
+    if left_out > 0 {
+        why += &format!(" that the filters keep ({left_out} left out)");
+    }
+    let (rejected, skipped) = (tally.rejected.get(), tally.skipped.get());
+    if args.db.is_none() && rejected + skipped > 0 {
+        why += &format!(" ({skipped} of the other game skipped, {rejected} rejected)");
+    }
+    why
+}
+
 /// Runs `qipu book`. Exit code 1 when some games could not be read or replayed (the book is
-/// written from the rest).
+/// written from the rest), or when no game is left to learn from (no file is written).
 pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
     let started = Instant::now();
     let (Some(_), Some(out)) = (args.format, &args.out) else {
@@ -406,8 +425,18 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
             &opts,
             out,
         ),
-    }
-    .map_err(|e| format!("{}: {e}", out.display()))?;
+    };
+    let written = match written {
+        Ok(w) => w,
+        Err(BookError::Empty(_)) => {
+            eprintln!(
+                "qipu: {}: no book written",
+                no_games(args, variant, &selection, &tally)
+            );
+            return Ok(ExitCode::from(1));
+        }
+        Err(e) => return Err(format!("{}: {e}", out.display()).into()),
+    };
     let bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
     let secs = started.elapsed().as_secs_f64();
     if args.json {

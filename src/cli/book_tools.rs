@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::{book::FormatArg, CliError, Context};
 use crate::{
-    book::{self, merge, Book, Contents, Format, MergeWritten, MirrorMode, ProbeMove},
+    book::{self, merge, Book, BookError, Contents, Format, MergeWritten, MirrorMode, ProbeMove},
     notation::{render, Notation},
     rules::{AnyPosition, Variant},
 };
@@ -124,7 +124,7 @@ fn format_of(f: FormatArg) -> Format {
 /// Opens and reads a book whole, the path in any error.
 fn read(path: &std::path::Path) -> Result<Contents, CliError> {
     let ctx = |e| Context::new(path.display().to_string(), e);
-    let b = Book::open(path).map_err(ctx)?;
+    let b = Book::open(path).map_err(|e| super::probe::book_error(path, e))?;
     Contents::read(&b, &[]).map_err(|e| ctx(e).into())
 }
 
@@ -141,6 +141,22 @@ fn holds(format: Format, path: &std::path::Path, c: &Contents) -> Result<(), Cli
         .into());
     }
     Ok(())
+}
+
+/// What a convert or merge wrote; `None` (said on stderr) when nothing was left to write,
+/// and no file was written.
+fn merged(
+    written: Result<MergeWritten, BookError>,
+    out: &std::path::Path,
+) -> Result<Option<MergeWritten>, CliError> {
+    match written {
+        Ok(w) => Ok(Some(w)),
+        Err(e @ BookError::Empty(_)) => {
+            eprintln!("qipu: {}: {e}", out.display());
+            Ok(None)
+        }
+        Err(e) => Err(Context::new(out.display().to_string(), e).into()),
+    }
 }
 
 fn convert(a: &ConvertArgs) -> Result<ExitCode, CliError> {
@@ -160,8 +176,9 @@ fn convert(a: &ConvertArgs) -> Result<ExitCode, CliError> {
             MirrorMode::Keep
         };
     }
-    let w = book::write_merged(&inputs, &opts, &a.out)
-        .map_err(|e| Context::new(a.out.display().to_string(), e))?;
+    let Some(w) = merged(book::write_merged(&inputs, &opts, &a.out), &a.out)? else {
+        return Ok(ExitCode::from(1));
+    };
     report(&a.out, format, &[&a.input], &[&c], &w, a.json)
 }
 
@@ -214,8 +231,9 @@ fn merge_books(a: &MergeArgs) -> Result<ExitCode, CliError> {
             super::book::MirrorArg::Keep => MirrorMode::Keep,
         };
     }
-    let w = book::write_merged(&inputs, &opts, &a.out)
-        .map_err(|e| Context::new(a.out.display().to_string(), e))?;
+    let Some(w) = merged(book::write_merged(&inputs, &opts, &a.out), &a.out)? else {
+        return Ok(ExitCode::from(1));
+    };
     let paths: Vec<&PathBuf> = a.inputs.iter().collect();
     let cs: Vec<&Contents> = contents.iter().collect();
     report(&a.out, format, &paths, &cs, &w, a.json)

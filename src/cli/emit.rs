@@ -24,7 +24,8 @@ pub struct EmitArgs {
     /// Print one JSON document instead of the human summary.
     #[arg(long)]
     json: bool,
-    /// Write every rejected game (file, game index, ply, token, reason) to this CSV file.
+    /// Write every rejected or truncated game (file, game index, ply, token, reason, fate)
+    /// to this CSV file.
     #[arg(long)]
     report: Option<PathBuf>,
     /// For a shard of a larger input: the place (from 0) of this emit's first argument in the
@@ -32,6 +33,10 @@ pub struct EmitArgs {
     /// gives them (`qipu emit a/ b/` = `qipu emit a/` plus `qipu emit --input-rank 1 b/`).
     #[arg(long, default_value_t = 0)]
     input_rank: u32,
+    /// Reject a game whole at a move that cannot be read or is illegal (as `qipu import
+    /// --strict`); else it is kept up to the move before, as `qipu import` keeps it.
+    #[arg(long)]
+    strict: bool,
 }
 
 /// Runs `qipu emit`: exit 0 when every game was emitted, 1 when some were rejected, 2 on a
@@ -43,7 +48,13 @@ pub fn emit(args: &EmitArgs) -> Result<ExitCode, CliError> {
         }
     }
     let started = Instant::now();
-    let report = bulk::emit(&args.paths, &args.out, args.max_ply, args.input_rank)?;
+    let report = bulk::emit(
+        &args.paths,
+        &args.out,
+        args.max_ply,
+        args.input_rank,
+        !args.strict,
+    )?;
     RunSummary {
         games_read: report.games_read,
         files: None,
@@ -55,6 +66,7 @@ pub fn emit(args: &EmitArgs) -> Result<ExitCode, CliError> {
         rejected: report.rejected,
         fields: vec![("out", args.out.display().to_string().into())],
         errors: &report.errors,
+        truncated: &report.truncated,
     }
     .finish(args.json, args.report.as_ref())
 }

@@ -121,7 +121,7 @@ impl ExploreArgs {
     }
 }
 
-/// Runs `qipu explore`.
+/// Runs `qipu explore`: exit 1 when no game goes through the position.
 pub fn explore(args: &ExploreArgs) -> Result<ExitCode, CliError> {
     let query = args.query()?;
     if !args.db.exists() {
@@ -177,7 +177,12 @@ pub fn explore(args: &ExploreArgs) -> Result<ExitCode, CliError> {
             write_formations(&mut out, f)?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    // No game goes through the position: an answer, but nothing found (as grep's 1).
+    Ok(if answer.counts.games == 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Lists the formation pairs the games started from (`--variant janggi` alone).

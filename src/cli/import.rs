@@ -33,9 +33,15 @@ pub struct ImportArgs {
     /// Print one JSON document instead of the human summary.
     #[arg(long)]
     json: bool,
-    /// Write every rejected game (file, game index, ply, token, reason) to this CSV file.
+    /// Write every rejected or truncated game (file, game index, ply, token, reason, fate) to
+    /// this CSV file.
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Reject a game whole at a move that cannot be read or is illegal. Without it such a
+    /// game is kept up to the move before (the positions it reached and its result), marked
+    /// truncated in the database and counted apart (`truncated`).
+    #[arg(long)]
+    strict: bool,
     /// At most this many games per transaction.
     #[arg(long, default_value_t = ImportOptions::default().batch_games, hide = true)]
     batch_games: usize,
@@ -95,12 +101,23 @@ pub(super) fn error_json(e: &GameError) -> serde_json::Value {
 }
 
 /// The rejected-games CSV: one row per error, games numbered from 1 as on the terminal, the
-/// error's kind by its stable name, and the byte offset of the game in text records.
-pub(super) fn write_report(path: &PathBuf, errors: &[GameError]) -> Result<(), CliError> {
+/// error's kind by its stable name, the byte offset of the game in text records, and its fate:
+/// `rejected` (the game is not stored) or `truncated` (stored up to the move before `ply`).
+pub(super) fn write_report(
+    path: &PathBuf,
+    errors: &[GameError],
+    truncated: &[GameError],
+) -> Result<(), CliError> {
     let mut w = csv::Writer::from_path(path)?;
-    w.write_record(["file", "game", "ply", "token", "kind", "reason", "offset"])?;
+    w.write_record([
+        "file", "game", "ply", "token", "kind", "reason", "offset", "fate",
+    ])?;
     let number = |n: Option<usize>| n.map(|n| n.to_string()).unwrap_or_default();
-    for e in errors {
+    let fated = errors
+        .iter()
+        .map(|e| (e, "rejected"))
+        .chain(truncated.iter().map(|e| (e, "truncated")));
+    for (e, fate) in fated {
         w.write_record([
             e.file.clone(),
             number(e.game.map(|g| g + 1)),
@@ -109,6 +126,7 @@ pub(super) fn write_report(path: &PathBuf, errors: &[GameError]) -> Result<(), C
             e.kind.name().to_string(),
             e.reason(),
             e.offset.map(|o| o.to_string()).unwrap_or_default(),
+            fate.to_string(),
         ])?;
     }
     w.flush()?;
@@ -161,6 +179,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
         batch_bytes: args.batch_bytes,
         batch_time: Duration::from_millis(args.batch_ms),
         input_bytes: input_bytes(&args.paths),
+        keep_prefix: !args.strict,
         ..ImportOptions::default()
     };
     let started = Instant::now();
@@ -215,6 +234,7 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
             ("checkpoint_error", checkpoint.clone().into()),
         ],
         errors: &report.errors,
+        truncated: &report.truncated,
     };
     let code = run.finish(args.json, args.report.as_ref())?;
     if let Some(warning) = &checkpoint {
@@ -268,20 +288,26 @@ pub(super) struct RunSummary<'a> {
     pub fields: Vec<(&'static str, serde_json::Value)>,
     /// Every error.
     pub errors: &'a [GameError],
+    /// The games kept up to a bad move, each one's error.
+    pub truncated: &'a [GameError],
 }
 
 impl RunSummary<'_> {
     /// Writes the rejected-games report to `report` (when given), then one JSON document
     /// (`json`) or the summary line and the first ten errors; the exit code is 0 when
-    /// there was no error, 1 otherwise.
+    /// there was no error, 1 otherwise (a rejected or truncated game, or a file that gave no
+    /// game: the summary counts each).
     pub(super) fn finish(
         &self,
         json: bool,
         report: Option<&PathBuf>,
     ) -> Result<ExitCode, CliError> {
         let rate = self.games_read as f64 / self.secs.max(1e-9);
+        // Files that gave no game at all (empty, not a record, unreadable): input rejected
+        // as surely as a game, so counted beside the games in the summary.
+        let unread = self.errors.iter().filter(|e| e.game.is_none()).count();
         if let Some(path) = report {
-            write_report(path, self.errors)?;
+            write_report(path, self.errors, self.truncated)?;
         }
         let mut out = std::io::stdout().lock();
         if json {
@@ -289,6 +315,16 @@ impl RunSummary<'_> {
             for (name, value) in [
                 ("games_read", self.games_read.into()),
                 ("rejected", self.rejected.into()),
+                ("files_unread", unread.into()),
+                ("truncated", self.truncated.len().into()),
+                (
+                    "truncated_games",
+                    self.truncated
+                        .iter()
+                        .map(error_json)
+                        .collect::<Vec<_>>()
+                        .into(),
+                ),
                 ("seconds", self.secs.into()),
                 ("games_per_second", rate.into()),
                 ("peak_rss_bytes", peak_rss_bytes().into()),
@@ -314,12 +350,18 @@ impl RunSummary<'_> {
             let files = self
                 .files
                 .map_or(String::new(), |f| format!(" from {f} files"));
-            let counts: Vec<String> = self
-                .counts
-                .iter()
-                .map(|(_, words, n)| format!("{n} {words}"))
-                .chain([format!("{} rejected", self.rejected)])
-                .collect();
+            let counts: Vec<String> =
+                self.counts
+                    .iter()
+                    .map(|(_, words, n)| format!("{n} {words}"))
+                    .chain([format!("{} rejected", self.rejected)])
+                    .chain((!self.truncated.is_empty()).then(|| {
+                        format!("{} truncated (kept up to a bad move)", self.truncated.len())
+                    }))
+                    .chain((unread > 0).then(|| {
+                        format!("{unread} file{} unread", if unread == 1 { "" } else { "s" })
+                    }))
+                    .collect();
             writeln!(
                 out,
                 "{} games{files} in {:.2} s ({rate:.0} games/s): {}",
@@ -327,13 +369,22 @@ impl RunSummary<'_> {
                 self.secs,
                 counts.join(", ")
             )?;
-            for e in self.errors.iter().take(10) {
-                eprintln!("  {e}");
+            let lines: Vec<String> = self
+                .errors
+                .iter()
+                .map(ToString::to_string)
+                .chain(self.truncated.iter().map(|e| {
+                    let kept = e.ply.map_or(0, |p| p - 1);
+                    format!("{e} (truncated: its first {kept} plies kept)")
+                }))
+                .collect();
+            for line in lines.iter().take(10) {
+                eprintln!("  {line}");
             }
-            if self.errors.len() > 10 {
+            if lines.len() > 10 {
                 eprintln!(
                     "  … and {} more{}",
-                    self.errors.len() - 10,
+                    lines.len() - 10,
                     if report.is_some() {
                         " (all in the report)"
                     } else {
@@ -342,7 +393,7 @@ impl RunSummary<'_> {
                 );
             }
         }
-        Ok(if self.errors.is_empty() {
+        Ok(if self.errors.is_empty() && self.truncated.is_empty() {
             ExitCode::SUCCESS
         } else {
             ExitCode::from(1)
@@ -362,6 +413,7 @@ mod tests {
             duplicates: 50,
             merged: 20,
             rejected: 30,
+            truncated: 0,
         };
         assert_eq!(
             progress_message(&p, 2.0),

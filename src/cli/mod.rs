@@ -26,9 +26,20 @@ use std::{io::Write, process::ExitCode};
 
 use clap::{Parser, Subcommand};
 
+/// The exit codes of every command, shown at the end of `qipu --help` (README says the same).
+const EXIT_CODES: &str = "\
+Exit codes (every command):
+  0  did what was asked
+  1  ran, but found or wrote nothing (no game through the position, no book move, no player
+     matches, no game to build a book from), or rejected part of the input (a game, a file
+     without games, a game kept only up to an unreadable move): the output holds the rest,
+     and the summary counts what was rejected
+  2  could not run: bad arguments, a missing or unreadable file, a file that is not a qipu
+     database or a book of its format, a database error";
+
 /// Xiangqi and Janggi game databases, opening explorer and opening books.
 #[derive(Parser, Debug)]
-#[command(name = "qipu", version, about, long_about = None)]
+#[command(name = "qipu", version, about, long_about = None, after_help = EXIT_CODES)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -70,8 +81,9 @@ enum Command {
     Load(load::LoadArgs),
 }
 
-/// Parses the command line, runs it and maps the result to an exit code: 0 success, 1 partial
-/// failure reported by the command, 2 fatal error. A closed pipe on stdout counts as success.
+/// Parses the command line, runs it and maps the result to an exit code (the rule at the end
+/// of `qipu --help`): a command returns 0 or 1 itself, an error is 2. A closed pipe on stdout
+/// counts as success.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {

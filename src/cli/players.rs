@@ -33,7 +33,7 @@ pub struct PlayersArgs {
     rebuild: bool,
 }
 
-/// Runs `qipu players`.
+/// Runs `qipu players`: exit 1 when no player matches.
 pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
     if !args.db.exists() {
         return Err(format!("{}: no such database", args.db.display()).into());
@@ -68,7 +68,7 @@ pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
         });
         serde_json::to_writer_pretty(&mut out, &doc)?;
         writeln!(out)?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(found_any(&found));
     }
     for p in &found {
         let others: Vec<String> = p
@@ -92,5 +92,14 @@ pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
     if found.is_empty() {
         writeln!(out, "no player matches `{}`", args.pattern)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(found_any(&found))
+}
+
+/// 0 when some player matched, 1 when none did (the rule of every command: nothing found).
+fn found_any<T>(found: &[T]) -> ExitCode {
+    if found.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

@@ -1,8 +1,8 @@
 //! `qipu probe`: the moves a book stores for a position.
 
 use std::{
-    io::{IsTerminal, Write},
-    path::PathBuf,
+    io::Write,
+    path::{Path, PathBuf},
     process::ExitCode,
 };
 
@@ -14,7 +14,7 @@ use super::{
     CliError, Context,
 };
 use crate::{
-    book::{Book, Probed},
+    book::{Book, BookError, Probed},
     rules::{AnyPosition, Variant},
 };
 
@@ -41,7 +41,7 @@ pub struct ProbeArgs {
 /// Runs `qipu probe`. Exit code 1 when the book has no move for the position.
 pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
     let in_book = |e| Context::new(args.book.display().to_string(), e);
-    let book = Book::open(&args.book).map_err(in_book)?;
+    let book = Book::open(&args.book).map_err(|e| book_error(&args.book, e))?;
     let variant = match (args.variant, &book) {
         (Some(VariantArg::Janggi), _) => VariantArg::Janggi,
         (Some(VariantArg::Xiangqi), _) => VariantArg::Xiangqi,
@@ -56,33 +56,12 @@ pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
     }
     .position()?;
     let probed = book.probe(&pos).map_err(in_book)?;
+    let facts = Facts::of(&book).map_err(|e| book_error(&args.book, e))?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", to_json(args, &book, &pos, &probed))?;
+        writeln!(out, "{}", to_json(args, &book, &facts, &pos, &probed))?;
     } else {
-        if std::io::stdout().is_terminal() && !probed.moves.is_empty() {
-            // Labels for a reader; a pipe gets the bare rows, one move a line.
-            let counted = probed.moves.iter().any(|m| m.counts.is_some());
-            writeln!(
-                out,
-                "move weight{}",
-                if counted {
-                    " [games N] +wins =draws -losses"
-                } else {
-                    ""
-                }
-            )?;
-        }
-        for m in &probed.moves {
-            write!(out, "{} {}", m.mv, m.weight)?;
-            if let Some(c) = m.counts {
-                if let Some(g) = c.games {
-                    write!(out, " games {g}")?;
-                }
-                write!(out, " +{} ={} -{}", c.wins, c.draws, c.losses)?;
-            }
-            writeln!(out)?;
-        }
+        write_text(&mut out, &book, &facts, &pos, &probed)?;
     }
     if probed.moves.is_empty() {
         if !args.json {
@@ -93,7 +72,112 @@ pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn to_json(args: &ProbeArgs, book: &Book, pos: &AnyPosition, probed: &Probed) -> serde_json::Value {
+/// A book's error with its path: `X is not a BOOK.DAT book: why` for a file read as a book
+/// of a format it is not, `X: error` otherwise.
+pub(super) fn book_error(path: &Path, e: BookError) -> CliError {
+    match e {
+        BookError::NotFormat { format, why } => {
+            format!("{} is not a {} book: {why}", path.display(), format.label()).into()
+        }
+        e => Context::new(path.display().to_string(), e).into(),
+    }
+}
+
+/// What a book says of itself: its size and whether it folds mirror images.
+struct Facts {
+    /// Distinct positions (keys).
+    positions: usize,
+    /// Entries (records: one move of one position each).
+    entries: usize,
+    /// `Some(true)` when each position is folded with its mirror image, `None` when the
+    /// format does not say (`.obk`).
+    mirror_merged: Option<bool>,
+}
+
+impl Facts {
+    fn of(book: &Book) -> Result<Facts, BookError> {
+        let (entries, positions) = book.size()?;
+        Ok(Facts {
+            positions,
+            entries,
+            mirror_merged: book.mirror_merged(),
+        })
+    }
+}
+
+/// The book's facts, the position, a header naming the columns, then one move a line:
+/// `move weight`, and when the book counts games `games +wins =draws -losses` (from the side
+/// to move's view).
+fn write_text(
+    out: &mut impl Write,
+    book: &Book,
+    facts: &Facts,
+    pos: &AnyPosition,
+    probed: &Probed,
+) -> std::io::Result<()> {
+    let mirrors = match facts.mirror_merged {
+        Some(true) => "mirror images merged",
+        Some(false) => "mirror images kept apart",
+        None => "whether mirror images were merged is not recorded",
+    };
+    writeln!(
+        out,
+        "# {} book ({}), {}: {} positions, {} entries; {mirrors}",
+        book.format().label(),
+        book.format().name(),
+        book.variant().name(),
+        facts.positions,
+        facts.entries
+    )?;
+    writeln!(
+        out,
+        "# position {}{}",
+        pos.fen(),
+        if probed.mirrored {
+            " (moves found under its mirror image)"
+        } else {
+            ""
+        }
+    )?;
+    if probed.moves.is_empty() {
+        return Ok(());
+    }
+    let counted = probed.moves.iter().any(|m| m.counts.is_some());
+    write!(out, "{:<6} {:>7}", "move", "weight")?;
+    if counted {
+        write!(
+            out,
+            " {:>7} {:>7} {:>7} {:>7}",
+            "games", "+wins", "=draws", "-losses"
+        )?;
+    }
+    writeln!(out)?;
+    for m in &probed.moves {
+        write!(out, "{:<6} {:>7}", m.mv.to_string(), m.weight)?;
+        if let Some(c) = m.counts {
+            let games = c.games.map_or("—".to_string(), |g| g.to_string());
+            write!(
+                out,
+                " {games:>7} {:>7} {:>7} {:>7}",
+                format!("+{}", c.wins),
+                format!("={}", c.draws),
+                format!("-{}", c.losses)
+            )?;
+        } else if counted {
+            write!(out, " {:>7} {:>7} {:>7} {:>7}", "—", "", "", "")?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+fn to_json(
+    args: &ProbeArgs,
+    book: &Book,
+    facts: &Facts,
+    pos: &AnyPosition,
+    probed: &Probed,
+) -> serde_json::Value {
     let moves: Vec<serde_json::Value> = probed
         .moves
         .iter()
@@ -111,6 +195,10 @@ fn to_json(args: &ProbeArgs, book: &Book, pos: &AnyPosition, probed: &Probed) ->
     json!({
         "book": args.book.display().to_string(),
         "format": book.format().name(),
+        "book_variant": book.variant().name(),
+        "positions": facts.positions,
+        "entries": facts.entries,
+        "mirror_merged": facts.mirror_merged,
         "variant": pos.variant().name(),
         "fen": pos.fen(),
         "mirrored": probed.mirrored,

@@ -76,6 +76,10 @@ pub struct ImportOptions {
     /// ([`Chunk::size`]) is compared with it to see how much is left to read. A wrong size
     /// only changes where batches are cut.
     pub input_bytes: Option<u64>,
+    /// Keep a game with a move that cannot be read or is illegal up to the move before it
+    /// ([`GameRecord::from_game_or_prefix`]), counted in [`ImportReport::truncated`]; else
+    /// (the default, `qipu import --strict`) such a game is rejected whole.
+    pub keep_prefix: bool,
 }
 
 impl Default for ImportOptions {
@@ -87,6 +91,7 @@ impl Default for ImportOptions {
             chunk_games: 1_000,
             batch_time: Duration::from_secs(2),
             input_bytes: None,
+            keep_prefix: false,
         }
     }
 }
@@ -107,6 +112,9 @@ pub struct Progress {
     pub merged: u64,
     /// Games that could not be read or replayed.
     pub rejected: u64,
+    /// Games kept up to a move that could not be read or replayed (also counted as imported
+    /// or duplicates).
+    pub truncated: u64,
 }
 
 /// The outcome of an import.
@@ -127,6 +135,9 @@ pub struct ImportReport {
     pub rejected: u64,
     /// Every error: rejected games and unreadable files (`game == None`).
     pub errors: Vec<GameError>,
+    /// Games kept up to a move that could not be read or replayed (see
+    /// [`ImportOptions::keep_prefix`]): each one's error, its ply the first move not kept.
+    pub truncated: Vec<GameError>,
     /// Each batch written, in order.
     pub batches: Vec<BatchLog>,
 }
@@ -182,8 +193,16 @@ impl Unit {
 /// game indices count from 0 until [`GameNumbers`] places them in their file).
 type Prepared = (Option<Chunk>, Vec<Result<GameRecord, GameError>>);
 
-fn prepare(unit: Unit, max_ply: usize) -> Prepared {
-    let record = |g: Result<Game, GameError>| g.and_then(|g| GameRecord::from_game(&g, max_ply));
+fn prepare(unit: Unit, max_ply: usize, keep_prefix: bool) -> Prepared {
+    let record = |g: Result<Game, GameError>| {
+        g.and_then(|g| {
+            if keep_prefix {
+                GameRecord::from_game_or_prefix(&g, max_ply)
+            } else {
+                GameRecord::from_game(&g, max_ply)
+            }
+        })
+    };
     match unit {
         Unit::Game(g) => (None, vec![record(*g)]),
         Unit::Chunk(p) => {
@@ -265,6 +284,7 @@ where
     let chunk_games = opts.chunk_games.max(1);
     let batch_games = opts.batch_games.max(1);
     let max_ply = opts.max_ply;
+    let keep_prefix = opts.keep_prefix;
     let mut report = ImportReport::default();
     let mut files: HashSet<String> = HashSet::new();
     let mut counters = Progress::default();
@@ -294,7 +314,7 @@ where
             for chunk in chunk_rx {
                 let prepared: Vec<Prepared> = chunk
                     .into_par_iter()
-                    .map(|unit| prepare(unit, max_ply))
+                    .map(|unit| prepare(unit, max_ply, keep_prefix))
                     .collect();
                 if prep_tx.send(prepared).is_err() {
                     return;
@@ -343,6 +363,13 @@ where
                     match item {
                         Ok(r) => {
                             counters.games_read += 1;
+                            if let Some(e) = &r.truncated {
+                                // numbered in its file as the record was
+                                let mut e = GameError::clone(e);
+                                e.game = Some(r.source.index);
+                                report.truncated.push(e);
+                                counters.truncated += 1;
+                            }
                             if !files.contains(&r.source.file) {
                                 files.insert(r.source.file.clone());
                             }

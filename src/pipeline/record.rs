@@ -3,7 +3,7 @@
 //! SQL here.
 
 use crate::{
-    formats::{replay, Game, GameError, Tags},
+    formats::{replay, ErrorKind, Game, GameError, Tags},
     store::{content_hash, copies::board_and_turn, GameRecord, PositionKey},
 };
 
@@ -69,7 +69,40 @@ impl GameRecord {
             max_ply,
             positions,
             opening_label: tags.opening_label(game.variant),
+            truncated: None,
         })
+    }
+
+    /// As [`GameRecord::from_game`], but a game with a move of its main line that cannot be
+    /// read or is illegal keeps its moves before it: the positions it reached and its result
+    /// are still true. The record then carries that move's error in `truncated`.
+    ///
+    /// # Errors
+    /// As [`GameRecord::from_game`] for any other error, and when the very first move is bad
+    /// (no move is left to keep).
+    ///
+    /// ```
+    /// use qipu::formats::{Game, MoveNode, Source};
+    /// use qipu::rules::Variant;
+    /// use qipu::store::GameRecord;
+    /// let mut game = Game::new(Variant::Xiangqi, Source::default());
+    /// game.moves = "h2e2 h9g7 h2h9 i9h9".split(' ').map(MoveNode::new).collect();
+    /// assert!(GameRecord::from_game(&game, 0).is_err()); // h2h9: no piece on h2 any more
+    /// let r = GameRecord::from_game_or_prefix(&game, 0).unwrap();
+    /// assert_eq!((r.moves.len(), r.truncated_ply()), (2, Some(3)));
+    /// ```
+    pub fn from_game_or_prefix(game: &Game, max_ply: usize) -> Result<GameRecord, GameError> {
+        match GameRecord::from_game(game, max_ply) {
+            Err(e) if matches!(e.kind, ErrorKind::BadMove(_)) && e.ply.is_some_and(|p| p > 1) => {
+                let kept = e.ply.map_or(0, |p| p - 1);
+                let mut prefix = game.clone();
+                prefix.moves.truncate(kept);
+                let mut r = GameRecord::from_game(&prefix, max_ply)?;
+                r.truncated = Some(Box::new(e));
+                Ok(r)
+            }
+            other => other,
+        }
     }
 }
 

@@ -44,7 +44,7 @@ pub(super) enum Owner {
 fn describe(path: &Path, e: rusqlite::Error) -> StoreError {
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => StoreError::Schema(format!(
-            "{} is not an SQLite database: qipu writes only to its own databases; give --db a new file name",
+            "{} is not a qipu database: it is not an SQLite file",
             path.display()
         )),
         Some(ErrorCode::DatabaseCorrupt) => StoreError::Damaged {
@@ -55,7 +55,7 @@ fn describe(path: &Path, e: rusqlite::Error) -> StoreError {
     }
 }
 
-/// Whose the file behind `conn` is; refuses a file that is not qipu's.
+/// Whose the file behind `conn` is; refuses a file that is not qipu's, naming it.
 ///
 /// # Errors
 /// [`StoreError::Schema`] for another program's database or a non-database file,
@@ -95,7 +95,7 @@ pub(super) fn owner(conn: &Connection, path: &Path) -> Result<Owner, StoreError>
         format!("tables {}", listed.join(", "))
     };
     Err(StoreError::Schema(format!(
-        "{} is not a qipu database ({what}): qipu writes only to its own databases; give --db a new file name",
+        "{} is not a qipu database ({what})",
         path.display()
     )))
 }

@@ -117,6 +117,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         // Every player's person, from the names, their games and who met whom.
         then: Some(Store::resolve_persons_step),
     },
+    Migration {
+        name: "016_truncated",
+        sql: include_str!("../../schema/016_truncated.sql"),
+        // Every game stored so far is whole: the column stays NULL.
+        then: None,
+    },
 ];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {

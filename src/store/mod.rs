@@ -204,7 +204,13 @@ impl Store {
         let path = path.as_ref();
         let conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
-        if guard::owner(&conn, path)? != guard::Owner::Nobody {
+        let owner = guard::owner(&conn, path).map_err(|e| match e {
+            StoreError::Schema(m) => StoreError::Schema(format!(
+                "{m}: qipu writes only to its own databases; give --db a new file name"
+            )),
+            e => e,
+        })?;
+        if owner != guard::Owner::Nobody {
             guard::quick_check(&conn, path)?;
         }
         guard::enter_wal(&conn)?;
@@ -232,9 +238,10 @@ impl Store {
         let path = path.as_ref();
         let ready = |conn: Connection| -> Result<Connection, StoreError> {
             conn.busy_timeout(std::time::Duration::from_secs(10))?;
+            // First whose the file is: a file that is not a database is named as such.
+            guard::owner(&conn, path)?;
             conn.pragma_update(None, "cache_size", -65_536)?;
             conn.pragma_update(None, "mmap_size", READ_MMAP_BYTES)?;
-            guard::owner(&conn, path)?;
             migrate::check_read_only(&conn)?;
             Ok(conn)
         };

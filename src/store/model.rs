@@ -8,7 +8,7 @@ use std::fmt;
 use crate::{
     formats::{
         facts::{Mode, Speed, Termination},
-        Source, Tags,
+        GameError, Source, Tags,
     },
     rules::{Color, Move, Outcome, Variant},
 };
@@ -86,11 +86,28 @@ pub struct GameRecord {
     pub positions: Vec<(PositionKey, Option<Move>)>,
     /// ECCO code (Xiangqi) or `first/second` formations (Janggi), for the opening name.
     pub opening_label: Option<String>,
+    /// Set when the game is kept only up to the move before one that cannot be read or is
+    /// illegal (`GameRecord::from_game_or_prefix`): that move's error, whose ply is the first
+    /// move not kept. The store writes the ply in `games.truncated_ply`.
+    pub truncated: Option<Box<GameError>>,
+}
+
+impl GameRecord {
+    /// The 1-based ply of the move the game was cut before, if it was.
+    pub fn truncated_ply(&self) -> Option<usize> {
+        self.truncated.as_ref().and_then(|e| e.ply)
+    }
 }
 
 impl crate::formats::Placed for GameRecord {
     fn source_mut(&mut self) -> &mut Source {
         &mut self.source
+    }
+
+    /// The offset of the error a truncated game keeps (placed in its file like a
+    /// rejected game's).
+    fn offset_mut(&mut self) -> Option<&mut Option<u32>> {
+        self.truncated.as_mut().map(|e| &mut e.offset)
     }
 }
 

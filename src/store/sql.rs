@@ -6,9 +6,10 @@
 pub(super) const INSERT_GAME: &str = "INSERT OR IGNORE INTO games (hash, variant, source, \
     source_index, event, site, round, date, first, second, first_rating, second_rating, result, \
     ecco, opening, variation, first_formation, second_formation, start_fen, plies, moves, \
-    time_base, time_increment, speed, mode, termination, identity, richness, header_hash) \
+    time_base, time_increment, speed, mode, termination, identity, richness, header_hash, \
+    truncated_ply) \
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, \
-    ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)";
+    ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30)";
 
 /// Every source path with its id.
 pub(super) const SOURCES: &str = "SELECT path, id FROM sources";

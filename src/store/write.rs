@@ -211,6 +211,7 @@ impl Store {
                     mark.identity as i64,
                     i64::from(mark.richness),
                     mark.header as i64,
+                    r.truncated_ply().map(|p| p as i64),
                 ])?;
                 if changed == 0 {
                     out.duplicates += 1;

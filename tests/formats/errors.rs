@@ -148,6 +148,8 @@ fn import_rejecting(
         .arg(db)
         .arg("--report")
         .arg(report)
+        // a bad move rejects the game whole (else the game is kept up to it: tests/truncated.rs)
+        .arg("--strict")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{out:?}");
@@ -169,7 +171,7 @@ fn import_report_has_kinds_and_numbers_games_from_one() {
     let mut r = csv::Reader::from_path(&report).unwrap();
     assert_eq!(
         r.headers().unwrap().iter().collect::<Vec<_>>(),
-        ["file", "game", "ply", "token", "kind", "reason", "offset"]
+        ["file", "game", "ply", "token", "kind", "reason", "offset", "fate"]
     );
     let rows: Vec<Vec<String>> = r
         .records()
@@ -184,14 +186,29 @@ fn import_report_has_kinds_and_numbers_games_from_one() {
                 r[3].as_str(),
                 r[4].as_str(),
                 r[5].as_str(),
+                r[7].as_str(),
             )
         })
         .collect();
     assert_eq!(
         short,
         [
-            ("2", "2", "h2h9", "illegal_move", "illegal move `h2h9`"),
-            ("3", "2", "zz", "unreadable_move", "cannot read move `zz`"),
+            (
+                "2",
+                "2",
+                "h2h9",
+                "illegal_move",
+                "illegal move `h2h9`",
+                "rejected"
+            ),
+            (
+                "3",
+                "2",
+                "zz",
+                "unreadable_move",
+                "cannot read move `zz`",
+                "rejected"
+            ),
         ]
     );
 }
@@ -263,4 +280,21 @@ fn replay_errors_of_a_real_record_carry_its_byte_offset() {
         )
     );
     assert!(text[bad_at..].starts_with("[Game \"Chinese Chess\"]"));
+    // Without --strict the game is kept up to ply 17, and its error is placed the same way.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_qipu"))
+        .arg("import")
+        .arg(&pgn)
+        .arg("--db")
+        .arg(dir.path().join("kept.db"))
+        .arg("--json")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["rejected"], 0);
+    let t = &v["truncated_games"][0];
+    assert_eq!(
+        (t["game"].as_u64(), t["ply"].as_u64(), t["offset"].as_u64()),
+        (Some(n as u64), Some(18), Some(bad_at as u64)),
+        "{v}"
+    );
 }
