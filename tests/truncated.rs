@@ -173,6 +173,14 @@ fn a_game_with_a_bad_move_keeps_the_plies_before_it() {
         explore(&db, &["c3c4", "h9g7", "b0c2", "b9c7"]),
         (1, 0, 0, 1, vec![])
     );
+    // `qipu stats` counts it among the games and apart.
+    let o = qipu(&["stats", "--json", "--db", s(&db)]);
+    let st: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (&st["games"]["xiangqi"], &st["truncated_games"]),
+        (&Value::from(3), &Value::from(1)),
+        "{st}"
+    );
     // The summary line says it too.
     let o = qipu(&["import", s(&pgn), "--db", s(&dir.path().join("u.db"))]);
     let text = String::from_utf8_lossy(&o.stdout);
@@ -225,6 +233,9 @@ fn strict_rejects_the_game_whole() {
         explore(&db, &[]),
         (2, 1, 1, 0, vec![row("b2e2", 1), row("h2e2", 1)])
     );
+    let o = qipu(&["stats", "--json", "--db", s(&db)]);
+    let st: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(st["truncated_games"], 0, "{st}");
 }
 
 #[test]

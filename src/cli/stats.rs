@@ -34,6 +34,7 @@ pub fn stats(args: &StatsArgs) -> Result<ExitCode, CliError> {
             .collect();
         let doc = serde_json::json!({
             "games": games,
+            "truncated_games": s.truncated,
             "positions": s.positions,
             "position_moves": s.position_moves,
             "position_games": s.position_games,
@@ -50,6 +51,13 @@ pub fn stats(args: &StatsArgs) -> Result<ExitCode, CliError> {
     writeln!(out, "{}", args.db.display())?;
     for v in &s.games {
         writeln!(out, "  {:<8} {:>9} games", v.variant.name(), v.games)?;
+    }
+    if s.truncated > 0 {
+        writeln!(
+            out,
+            "  of them {:>9} truncated (kept up to a bad move; qipu import --report lists them)",
+            s.truncated
+        )?;
     }
     writeln!(out, "  positions {:>9}", s.positions)?;
     writeln!(out, "  position→move rows {:>9}", s.position_moves)?;

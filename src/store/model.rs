@@ -490,6 +490,8 @@ pub struct VariantCount {
 pub struct DbStats {
     /// Games per variant.
     pub games: Vec<VariantCount>,
+    /// Games kept up to a bad move (counted in `games` too).
+    pub truncated: u64,
     /// Distinct positions with statistics.
     pub positions: u64,
     /// (position, move) rows.

@@ -1161,12 +1161,17 @@ impl Store {
             Ok(())
         })?;
         let size_bytes = count(self.conn.query_row(sql::FILE_BYTES, [], |r| r.get(0))?);
+        let truncated = count(
+            self.conn
+                .query_row(sql::COUNT_TRUNCATED, [], |r| r.get(0))?,
+        );
         let mut stmt = self.conn.prepare(sql::TOP_EVENTS)?;
         let top_events = stmt
             .query_map([], |r| Ok((r.get::<_, String>(0)?, count(r.get(1)?))))?
             .collect::<Result<_, _>>()?;
         Ok(DbStats {
             games,
+            truncated,
             positions,
             position_moves,
             position_games,

@@ -114,6 +114,9 @@ pub(super) const ANY_FEN_GAME_OF: &str =
     "SELECT EXISTS (SELECT 1 FROM games WHERE variant = ?1 AND start_fen IS NOT NULL)";
 /// Games of a variant.
 pub(super) const COUNT_GAMES: &str = "SELECT count(*) FROM games WHERE variant = ?1";
+/// The games kept up to a bad move (`truncated_ply` set).
+pub(super) const COUNT_TRUNCATED: &str =
+    "SELECT count(*) FROM games WHERE truncated_ply IS NOT NULL";
 /// The file's size in bytes.
 pub(super) const FILE_BYTES: &str =
     "SELECT page_count * page_size FROM pragma_page_count, pragma_page_size";

@@ -77,7 +77,8 @@ fn the_page_fits_1400_and_800_pixels() {
         );
         b.screenshot(&s, &shots().join(format!("layout-{width}.png")));
     }
-    // The history chart (the sample's dated games are of one month, 2010-03): a label on each axis, and bars no wider than a month of its range.
+    // The history chart (the sample's dated games span 1997 to 2010): a label on each axis,
+    // and bars no wider than 40 px.
     let chart = b.eval(
         &s,
         "(() => { const svg = document.getElementById('history-chart'); \
@@ -92,9 +93,9 @@ fn the_page_fits_1400_and_800_pixels() {
         "a bar wider than 40 px: {chart}"
     );
     // The side as the API spells it too (`red`): the select shows Red, and the player's
-    // table fits too.
+    // (許銀川, percent-encoded) table fits too.
     let s = b.open(&format!(
-        "{url}#variant=xiangqi&player=Hu%20Ronghua&side=red"
+        "{url}#variant=xiangqi&player=%E8%A8%B1%E9%8A%80%E5%B7%9D&side=red"
     ));
     b.viewport(&s, 800, 1200, false);
     b.wait_for(
