@@ -14,7 +14,7 @@ use super::{
     CliError, Context,
 };
 use crate::{
-    book::{Book, Probed},
+    book::{Book, BookFacts, Probed},
     rules::{AnyPosition, Variant},
 };
 
@@ -58,7 +58,8 @@ pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
     let probed = book.probe(&pos).map_err(in_book)?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", to_json(args, &book, &pos, &probed))?;
+        let facts = book.facts().map_err(in_book)?;
+        writeln!(out, "{}", to_json(args, facts, &pos, &probed))?;
     } else {
         if std::io::stdout().is_terminal() && !probed.moves.is_empty() {
             // Labels for a reader; a pipe gets the bare rows, one move a line.
@@ -93,7 +94,12 @@ pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn to_json(args: &ProbeArgs, book: &Book, pos: &AnyPosition, probed: &Probed) -> serde_json::Value {
+fn to_json(
+    args: &ProbeArgs,
+    facts: BookFacts,
+    pos: &AnyPosition,
+    probed: &Probed,
+) -> serde_json::Value {
     let moves: Vec<serde_json::Value> = probed
         .moves
         .iter()
@@ -110,7 +116,10 @@ fn to_json(args: &ProbeArgs, book: &Book, pos: &AnyPosition, probed: &Probed) ->
         .collect();
     json!({
         "book": args.book.display().to_string(),
-        "format": book.format().name(),
+        "format": facts.format,
+        "records": facts.records,
+        "positions": facts.positions,
+        "mirror_merged": facts.mirror_merged,
         "variant": pos.variant().name(),
         "fen": pos.fen(),
         "mirrored": probed.mirrored,
