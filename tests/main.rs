@@ -27,5 +27,6 @@ mod spark;
 mod store;
 mod top_games;
 mod web;
+mod web_books;
 mod web_limits;
 mod web_serve;
