@@ -38,7 +38,7 @@ fn the_page_shows_a_book_moves_wdl() {
         row,
         json!([
             "4",
-            [33.3, 0.0, 66.7],
+            [33.3, 0, 66.7],
             // 2/3 of 3 decided games: Wilson 95% interval 20.8%–93.9%, half its width 36.5.
             "66.7% ±36.5",
             ["Move", "Games", "Red · Draw · Black", "Score"]
