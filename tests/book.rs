@@ -1482,7 +1482,7 @@ fn probe_says_what_the_book_is_and_names_its_columns() {
     let text = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
-        lines[0], "# qipu book (qipu), xiangqi: 2 positions, 2 entries; mirror images kept apart",
+        lines[0], "# qipu book (qipu), xiangqi: 2 positions, 2 records; mirror images kept apart",
         "{text}"
     );
     assert!(lines[1].starts_with("# position rnbakabnr/"), "{text}");
@@ -1504,7 +1504,7 @@ fn probe_says_what_the_book_is_and_names_its_columns() {
         (
             &v["format"],
             &v["positions"],
-            &v["entries"],
+            &v["records"],
             &v["mirror_merged"]
         ),
         (

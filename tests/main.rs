@@ -29,5 +29,6 @@ mod store;
 mod top_games;
 mod truncated;
 mod web;
+mod web_books;
 mod web_limits;
 mod web_serve;

@@ -46,7 +46,7 @@ pub use build::{
     EvalScores, ForSide, KeyScheme, MirrorMode, MoveStats, RecordFlags, Weights,
 };
 pub use contents::{format_key, mirror_position, start_positions, Contents, Index, Node};
-pub use probe::{detect, Book};
+pub use probe::{detect, Book, BookFacts};
 pub use probed::{Counts, ProbeMove, Probed, RawRecord};
 pub use write::{write, write_merged, MergeWritten, Written};
 

@@ -22,6 +22,22 @@ use super::{
 };
 use crate::rules::{AnyPosition, Variant};
 
+/// What a book is, as `qipu probe --json` and `/api/probe` report it beside the moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct BookFacts {
+    /// The format's name ([`Format::name`]).
+    pub format: &'static str,
+    /// The game of the book's positions.
+    pub variant: &'static str,
+    /// Records (position and move) the file holds.
+    pub records: usize,
+    /// Distinct position keys (a mirror-merged book stores a position and its mirror image
+    /// under one key).
+    pub positions: usize,
+    /// See [`Book::mirror_merged`] (`None`: not known, `.obk`).
+    pub mirror_merged: Option<bool>,
+}
+
 /// An open book of any format.
 #[derive(Debug)]
 pub enum Book {
@@ -107,6 +123,21 @@ impl Book {
             Book::Obk(_) => None,
             Book::Qipu(q) => Some(q.header().mirror_merged),
         }
+    }
+
+    /// The book's format, game, size and mirror folding.
+    ///
+    /// # Errors
+    /// SQLite errors (`.obk`).
+    pub fn facts(&self) -> Result<BookFacts, BookError> {
+        let (records, positions) = self.size()?;
+        Ok(BookFacts {
+            format: self.format().name(),
+            variant: self.variant().name(),
+            records,
+            positions,
+            mirror_merged: self.mirror_merged(),
+        })
     }
 
     /// Records and distinct positions (keys).

@@ -14,7 +14,7 @@ use super::{
     CliError, Context,
 };
 use crate::{
-    book::{Book, BookError, Probed},
+    book::{Book, BookError, BookFacts, Probed},
     rules::{AnyPosition, Variant},
 };
 
@@ -56,10 +56,10 @@ pub fn probe(args: &ProbeArgs) -> Result<ExitCode, CliError> {
     }
     .position()?;
     let probed = book.probe(&pos).map_err(in_book)?;
-    let facts = Facts::of(&book).map_err(|e| book_error(&args.book, e))?;
+    let facts = book.facts().map_err(|e| book_error(&args.book, e))?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", to_json(args, &book, &facts, &pos, &probed))?;
+        writeln!(out, "{}", to_json(args, &facts, &pos, &probed))?;
     } else {
         write_text(&mut out, &book, &facts, &pos, &probed)?;
     }
@@ -83,35 +83,13 @@ pub(super) fn book_error(path: &Path, e: BookError) -> CliError {
     }
 }
 
-/// What a book says of itself: its size and whether it folds mirror images.
-struct Facts {
-    /// Distinct positions (keys).
-    positions: usize,
-    /// Entries (records: one move of one position each).
-    entries: usize,
-    /// `Some(true)` when each position is folded with its mirror image, `None` when the
-    /// format does not say (`.obk`).
-    mirror_merged: Option<bool>,
-}
-
-impl Facts {
-    fn of(book: &Book) -> Result<Facts, BookError> {
-        let (entries, positions) = book.size()?;
-        Ok(Facts {
-            positions,
-            entries,
-            mirror_merged: book.mirror_merged(),
-        })
-    }
-}
-
 /// The book's facts, the position, a header naming the columns, then one move a line:
 /// `move weight`, and when the book counts games `games +wins =draws -losses` (from the side
 /// to move's view).
 fn write_text(
     out: &mut impl Write,
     book: &Book,
-    facts: &Facts,
+    facts: &BookFacts,
     pos: &AnyPosition,
     probed: &Probed,
 ) -> std::io::Result<()> {
@@ -122,12 +100,12 @@ fn write_text(
     };
     writeln!(
         out,
-        "# {} book ({}), {}: {} positions, {} entries; {mirrors}",
+        "# {} book ({}), {}: {} positions, {} records; {mirrors}",
         book.format().label(),
         book.format().name(),
         book.variant().name(),
         facts.positions,
-        facts.entries
+        facts.records
     )?;
     writeln!(
         out,
@@ -173,8 +151,7 @@ fn write_text(
 
 fn to_json(
     args: &ProbeArgs,
-    book: &Book,
-    facts: &Facts,
+    facts: &BookFacts,
     pos: &AnyPosition,
     probed: &Probed,
 ) -> serde_json::Value {
@@ -194,10 +171,10 @@ fn to_json(
         .collect();
     json!({
         "book": args.book.display().to_string(),
-        "format": book.format().name(),
-        "book_variant": book.variant().name(),
+        "format": facts.format,
+        "book_variant": facts.variant,
+        "records": facts.records,
         "positions": facts.positions,
-        "entries": facts.entries,
         "mirror_merged": facts.mirror_merged,
         "variant": pos.variant().name(),
         "fen": pos.fen(),

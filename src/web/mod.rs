@@ -10,7 +10,7 @@
 //! | `/api/position?variant=&fen=&moves=&rules=` | FEN, side to move, pieces, check, game end, legal moves (canonical and in WXF/Chinese or Korean) |
 //! | `/api/explore?variant=&fen=&setup=&moves=&rules=&since=&until=&min_rating=&max_rating=&player=&side=&event=&speed=&mode=&mirror=&limit=&top_games=&top_move=&min_games=&novelties=` | the JSON of `qipu explore --json` (each parameter read as the CLI reads the flag of the same name) |
 //! | `/api/games/{id}` | a stored game: tags, moves, result, source, PGN text |
-//! | `/api/probe?book=&variant=&fen=&moves=` | the moves a `--book` holds for the position (`book` may be left out with one book) |
+//! | `/api/probe?book=&variant=&fen=&moves=` | the moves a `--book` holds for the position (`book` may be left out with one book), with the book's `format`, `variant`, `records`, `positions` (keys) and `mirror_merged`; per move `weight`, `games`, `wins`, `draws`, `losses` (wins and losses of the side to move), `score` (of the side to move, with `score_low`/`score_high`), each `null` where the format stores none (BOOK.DAT: all; `.obk`: `games`) |
 //!
 //! Bad parameters answer 400, unknown routes and games 404, other methods 405, over-long
 //! request targets 414; without a database (or books) their routes answer 503. Malformed
@@ -47,6 +47,7 @@ mod game;
 mod http;
 mod player;
 mod position;
+mod probe;
 mod query;
 mod reply;
 mod routes;

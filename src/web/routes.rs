@@ -7,12 +7,12 @@ use super::{
     assets,
     game::{GameJson, GameParts},
     position::{line_from_params, PositionJson},
+    probe,
     query::{BadRequest, Params, MAX_TARGET},
     reply::{Body, Reply},
     worker::Worker,
 };
 use crate::{
-    book::BookError,
     explorer::{self, json::ExploreJson, ExploreWithFormations},
     rules::JanggiRules,
     store::Store,
@@ -60,7 +60,7 @@ pub fn route(worker: &mut Worker, method: &str, target: &str) -> Reply {
         "/api/position" => api(position, worker),
         "/api/explore" => cached(worker, target, |w| api(explore, w)),
         "/api/player" => cached(worker, target, |w| api(player, w)),
-        "/api/probe" => api(probe, worker),
+        "/api/probe" => api(probe::probe, worker),
         _ => match path.strip_prefix("/api/games/") {
             Some(id) => cached(worker, target, |w| match game(w, id, query) {
                 Ok(r) => r,
@@ -237,69 +237,4 @@ fn game(worker: &mut Worker, id: &str, query: &str) -> Result<Reply, ApiError> {
         Ok(None) => Err(ApiError::NotFound(format!("no game {id}"))),
         Err(e) => Err(ApiError::Internal(e.into())),
     }
-}
-
-fn probe(worker: &mut Worker, params: &Params) -> Result<Reply, ApiError> {
-    params.only(&["book", "variant", "fen", "moves", "rules"])?;
-    let line = line_from_params(params, JanggiRules::TOURNAMENT)?;
-    if worker.book_names().is_empty() {
-        return Err(ApiError::Unavailable(
-            "no books: start the server with `qipu serve --book FILE`".to_string(),
-        ));
-    }
-    let (name, book) = worker.book(params.get("book")).ok_or_else(|| {
-        ApiError::BadRequest(BadRequest(format!(
-            "`book` must name one of the served books: {}",
-            worker.book_names().join(", ")
-        )))
-    })?;
-    let pos = &line.position;
-    let probed = book.probe(pos).map_err(|e| match e {
-        BookError::Unsupported(m) => ApiError::BadRequest(BadRequest(m)),
-        other => ApiError::Internal(other.into()),
-    })?;
-    #[derive(Serialize)]
-    struct ProbeMoveJson {
-        #[serde(rename = "move")]
-        mv: String,
-        notation: std::collections::BTreeMap<&'static str, String>,
-        weight: i64,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        games: Option<u32>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        wins: Option<u32>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        draws: Option<u32>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        losses: Option<u32>,
-    }
-    #[derive(Serialize)]
-    struct ProbeJson<'a> {
-        book: &'a str,
-        format: &'static str,
-        variant: &'static str,
-        fen: String,
-        mirrored: bool,
-        moves: Vec<ProbeMoveJson>,
-    }
-    Ok(Reply::json(&ProbeJson {
-        book: name,
-        format: book.format().name(),
-        variant: pos.variant().name(),
-        fen: pos.fen(),
-        mirrored: probed.mirrored,
-        moves: probed
-            .moves
-            .iter()
-            .map(|m| ProbeMoveJson {
-                mv: m.mv.to_string(),
-                notation: explorer::notations(pos, m.mv),
-                weight: m.weight,
-                games: m.counts.and_then(|c| c.games),
-                wins: m.counts.map(|c| c.wins),
-                draws: m.counts.map(|c| c.draws),
-                losses: m.counts.map(|c| c.losses),
-            })
-            .collect(),
-    }))
 }

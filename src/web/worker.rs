@@ -9,7 +9,11 @@ use super::{
     cache::Cache,
     config::{Config, StartError},
 };
-use crate::{book::Book, formats::Source, store::Store};
+use crate::{
+    book::{Book, BookFacts},
+    formats::Source,
+    store::Store,
+};
 
 /// What a request handler may use. Created once per worker thread.
 #[derive(Debug)]
@@ -17,7 +21,7 @@ pub struct Worker {
     config: Arc<Config>,
     store: Option<Store>,
     cache: Option<Arc<Cache>>,
-    books: Vec<(String, Book)>,
+    books: Vec<(String, Book, BookFacts)>,
 }
 
 impl Worker {
@@ -58,9 +62,11 @@ impl Worker {
             .books
             .iter()
             .map(|(name, path)| {
-                Book::open(path).map(|b| (name.clone(), b)).map_err(|e| {
-                    StartError::because(format!("cannot open book {}", path.display()), e)
-                })
+                let because =
+                    |e| StartError::because(format!("cannot open book {}", path.display()), e);
+                let book = Book::open(path).map_err(because)?;
+                let facts = book.facts().map_err(because)?;
+                Ok((name.clone(), book, facts))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Worker {
@@ -88,17 +94,18 @@ impl Worker {
 
     /// The names under which the books are served (`book=` of `/api/probe`).
     pub fn book_names(&self) -> Vec<&str> {
-        self.books.iter().map(|(n, _)| n.as_str()).collect()
+        self.books.iter().map(|(n, _, _)| n.as_str()).collect()
     }
 
-    /// A book by name; with a single book the name may be left out.
-    pub fn book(&self, name: Option<&str>) -> Option<(&str, &Book)> {
+    /// A book by name with its facts (read once, when the worker opened it); with a single
+    /// book the name may be left out.
+    pub fn book(&self, name: Option<&str>) -> Option<(&str, &Book, &BookFacts)> {
         match name {
             None if self.books.len() == 1 => self.books.first(),
             None => None,
-            Some(n) => self.books.iter().find(|(b, _)| b == n),
+            Some(n) => self.books.iter().find(|(b, _, _)| b == n),
         }
-        .map(|(n, b)| (n.as_str(), b))
+        .map(|(n, b, f)| (n.as_str(), b, f))
     }
 
     /// The server configuration.

@@ -2,6 +2,7 @@
 //! the DevTools protocol: load the page, move pieces on the board, click a move in the table,
 //! check that the board and the table follow; screenshots go to `target/e2e/`.
 
+mod books;
 mod cdp;
 mod dossier;
 mod fonts;

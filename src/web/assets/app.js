@@ -732,6 +732,17 @@ async function refresh(opts) {
   drawBooks(seq);
 }
 
+// A book move's games, W/D/L bar and score (wins and losses are the side to move's: the bar
+// shows them as the move table does, first player's wins first).
+function bookCounts(m) {
+  if (m.wins === null || m.wins === undefined) return [h('td', { class: 'num' }, ''), h('td', { class: 'bar' }, ''), h('td', { class: 'num score' }, '—')];
+  const [first, second] = state.position && state.position.turn === 'second' ? [m.losses, m.wins] : [m.wins, m.losses];
+  const games = m.games === null || m.games === undefined ? m.wins + m.draws + m.losses : m.games;
+  return [h('td', { class: 'num', title: `weight ${m.weight}` }, String(games)),
+    h('td', { class: 'bar' }, wdlBar(first, m.draws, second)),
+    h('td', { class: 'num score', title: `+${m.wins} =${m.draws} −${m.losses} for the side to move` }, scoreText(m))];
+}
+
 // The moves the served books hold for the position, beside the table.
 async function drawBooks(seq) {
   if (state.books.length === 0) { $('books').hidden = true; return; }
@@ -748,17 +759,19 @@ async function drawBooks(seq) {
     } else if (r.moves.length === 0) {
       box.append(h('div', { class: 'note' }, 'No move in this book.'));
     } else {
+      // Games, W/D/L and score where the book stores them (qipu, .obk); else the weights.
+      const counted = r.moves.some((m) => m.wins !== null && m.wins !== undefined);
       const total = r.moves.reduce((n, m) => n + Math.max(0, m.weight), 0);
       const tbody = h('tbody');
       for (const m of r.moves) {
-        const tr = h('tr', { 'data-book-move': m.move },
-          h('td', { class: 'mv' }, moveText(m.move, m.notation)),
-          h('td', { class: 'num' }, String(m.weight), ' ', h('small', {}, `${Math.round(pct(Math.max(0, m.weight), total))}%`)),
-          h('td', { class: 'num' }, m.games === undefined ? '' : `${m.games} g`));
+        const tr = h('tr', { 'data-book-move': m.move }, h('td', { class: 'mv' }, moveText(m.move, m.notation)),
+          ...(counted ? bookCounts(m) : [h('td', { class: 'num' }, String(m.weight), ' ', h('small', {}, `${Math.round(pct(Math.max(0, m.weight), total))}%`))]));
         tr.addEventListener('click', () => play(m.move));
         tbody.append(tr);
       }
-      box.append(h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Move'), h('th', { class: 'num' }, 'Weight'), h('th', { class: 'num' }, ''))), tbody));
+      const heads = counted ? [['num', 'Games'], ['bar-col', $('wdl-head').textContent], ['num', 'Score']] : [['num', 'Weight']];
+      box.classList.toggle('counted', counted);
+      box.append(h('table', {}, h('thead', {}, h('tr', {}, h('th', {}, 'Move'), ...heads.map(([c, t]) => h('th', { class: c }, t)))), tbody));
     }
     list.append(box);
   }
