@@ -9,7 +9,7 @@ use std::{io::Write, path::PathBuf, process::ExitCode, time::Instant};
 use clap::Args;
 
 use super::CliError;
-use crate::store::Store;
+use crate::store::{Store, SuggestedPerson};
 
 /// Arguments of `qipu players`.
 #[derive(Args, Debug)]
@@ -31,6 +31,13 @@ pub struct PlayersArgs {
     /// suffixes, place and team prefixes and pinyin, never two names that met in a game.
     #[arg(long)]
     rebuild: bool,
+    /// List candidate merges instead (never applied): persons whose names read the same in
+    /// pinyin but are written differently (`楊官璘` / `楊官麟`) and never met in a game,
+    /// most likely first, with the evidence. `--json`: `{"suggestions": [{"reading", "a",
+    /// "b", "shared_opponents", "shared_events", "years_fit"}]}`, `a`/`b` being `{"name",
+    /// "games", "first_year", "last_year"}`.
+    #[arg(long)]
+    suggest: bool,
 }
 
 /// Runs `qipu players`.
@@ -51,6 +58,9 @@ pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
         );
     }
     let store = Store::open_read_only(&args.db)?;
+    if args.suggest {
+        return suggest(&store, args);
+    }
     let found = store.players(&args.pattern, args.limit)?;
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -91,6 +101,69 @@ pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
     }
     if found.is_empty() {
         writeln!(out, "no player matches `{}`", args.pattern)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `first–last` years of a person, or `no dated game`.
+fn years(p: &SuggestedPerson) -> String {
+    match (p.first_year, p.last_year) {
+        (Some(a), Some(b)) if a == b => a.to_string(),
+        (Some(a), Some(b)) => format!("{a}\u{2013}{b}"),
+        _ => "no dated game".to_string(),
+    }
+}
+
+fn person_json(p: &SuggestedPerson) -> serde_json::Value {
+    serde_json::json!({
+        "name": p.name,
+        "games": p.games,
+        "first_year": p.first_year,
+        "last_year": p.last_year,
+    })
+}
+
+/// `qipu players --suggest`: the candidate merges, as text or JSON.
+fn suggest(store: &Store, args: &PlayersArgs) -> Result<ExitCode, CliError> {
+    let found = store.suggest_persons(args.limit)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let doc = serde_json::json!({
+            "suggestions": found
+                .iter()
+                .map(|s| serde_json::json!({
+                    "reading": s.reading,
+                    "a": person_json(&s.a),
+                    "b": person_json(&s.b),
+                    "shared_opponents": s.shared_opponents,
+                    "shared_events": s.shared_events,
+                    "years_fit": s.years_fit,
+                }))
+                .collect::<Vec<_>>(),
+        });
+        serde_json::to_writer_pretty(&mut out, &doc)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for s in &found {
+        writeln!(
+            out,
+            "{} ({} games, {}) = {} ({} games, {})?  reads {}; never met; {} shared opponents, \
+             {} shared events{}",
+            s.a.name,
+            s.a.games,
+            years(&s.a),
+            s.b.name,
+            s.b.games,
+            years(&s.b),
+            s.reading,
+            s.shared_opponents,
+            s.shared_events,
+            if s.years_fit { "" } else { "; years apart" }
+        )?;
+    }
+    if found.is_empty() {
+        writeln!(out, "no candidate merges")?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -31,7 +31,7 @@ use std::{
     sync::OnceLock,
 };
 
-use pinyin::ToPinyinMulti;
+use pinyin::{ToPinyin, ToPinyinMulti};
 
 use super::names::fold;
 
@@ -142,9 +142,41 @@ fn roman_key(name: &str) -> Option<String> {
     (k.len() >= 3).then_some(k)
 }
 
-/// Every pinyin reading of a hanzi name as a key (surname first and surname last), at most
-/// 64 of them.
-fn readings(b: &str) -> Vec<String> {
+/// The pinyin readings of a name whose base ([`base`]) is two to four hanzi, surname first,
+/// syllables in plain letters (`ü` as `u`) joined by spaces, at most 32 of them (a character
+/// with several readings gives one reading each); none for any other name. Two names with a
+/// reading in common sound alike (`楊官璘` and `楊官麟` both read `yang guan lin`). The usual
+/// reading comes first, then the others in text order.
+///
+/// ```
+/// use qipu::formats::persons::spoken;
+/// assert_eq!(spoken("卜鳳波"), spoken("卜風波"));
+/// assert!(spoken("上海 楊官璘").contains(&"yang guan lin".to_string()));
+/// assert!(spoken("HU RongHua").is_empty());
+/// ```
+pub fn spoken(name: &str) -> Vec<String> {
+    let b = base(name);
+    if !is_hanzi(&b) {
+        return Vec::new();
+    }
+    let mut v: Vec<String> = syllables(&b).iter().map(|w| w.join(" ")).collect();
+    v.sort();
+    v.dedup();
+    let usual: Option<Vec<&str>> = b
+        .as_str()
+        .to_pinyin()
+        .map(|p| p.map(|p| p.plain()))
+        .collect();
+    if let Some(usual) = usual.map(|u| u.join(" ").replace(['ü', 'v'], "u")) {
+        if let Some(i) = v.iter().position(|r| *r == usual) {
+            v[..=i].rotate_right(1);
+        }
+    }
+    v
+}
+
+/// Every reading of a hanzi name as its syllables, at most 32 of them.
+fn syllables(b: &str) -> Vec<Vec<String>> {
     let mut syllables: Vec<Vec<String>> = Vec::new();
     for m in b.to_pinyin_multi() {
         let Some(m) = m else { return Vec::new() };
@@ -170,6 +202,13 @@ fn readings(b: &str) -> Vec<String> {
             .take(32)
             .collect();
     }
+    whole
+}
+
+/// Every pinyin reading of a hanzi name as a key (surname first and surname last), at most
+/// 64 of them.
+fn readings(b: &str) -> Vec<String> {
+    let whole = syllables(b);
     let mut keys: Vec<String> = Vec::new();
     for w in whole {
         keys.push(w.concat());

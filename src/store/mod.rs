@@ -52,6 +52,7 @@ mod players;
 mod ranges;
 mod read;
 mod sql;
+mod suggest;
 mod summary;
 mod varint;
 mod write;
@@ -72,6 +73,7 @@ pub use model::{
 };
 pub use persons::{PersonsOutcome, Spelling};
 pub use read::GamesIter;
+pub use suggest::{SuggestedPerson, Suggestion};
 pub use summary::{LIST_MAX, TOP_KEPT};
 pub use write::{BatchOutcome, BatchTimings};
 

@@ -35,12 +35,12 @@ pub struct PersonsOutcome {
 }
 
 /// A row of the player table as the reads by person use it.
-struct Player {
-    id: i64,
-    name: String,
-    folded: String,
-    person: i64,
-    games: u64,
+pub(super) struct Player {
+    pub(super) id: i64,
+    pub(super) name: String,
+    pub(super) folded: String,
+    pub(super) person: i64,
+    pub(super) games: u64,
 }
 
 fn games_of(n: i64) -> u64 {
@@ -134,7 +134,7 @@ impl Store {
     }
 
     /// Every player of the table.
-    fn all_players(&self) -> Result<Vec<Player>, StoreError> {
+    pub(super) fn all_players(&self) -> Result<Vec<Player>, StoreError> {
         let mut stmt = self.conn.prepare_cached(sql::ALL_PLAYERS)?;
         let rows = stmt.query_map([], |r| {
             Ok(Player {

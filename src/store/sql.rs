@@ -204,6 +204,10 @@ pub(super) const FIND_PERSONS: &str = "SELECT h.id, \
     (SELECT sum(p.games) FROM players p WHERE p.person = h.id) AS g \
     FROM players h WHERE h.person = h.id AND EXISTS (SELECT 1 FROM players s \
     WHERE s.person = h.id AND instr(s.folded, ?1) > 0) ORDER BY g DESC, h.name LIMIT ?2";
+/// Every seat of every game: game, player, the game's date and event (for the evidence of
+/// `players --suggest`).
+pub(super) const PLAYER_GAME_FACTS: &str = "SELECT pg.game, pg.player, g.date, g.event \
+    FROM player_games pg JOIN games g ON g.id = pg.game";
 /// Every player: id, name, folded name, person, games (for a name that is no stored one).
 pub(super) const ALL_PLAYERS: &str =
     "SELECT id, name, folded, coalesce(person, id), games FROM players";
