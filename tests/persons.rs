@@ -242,7 +242,7 @@ fn persons_are_the_same_batch_by_batch_after_a_rebuild_and_a_migration() {
     // A schema-14 file (no person column) migrates to the same persons.
     conn.execute_batch(
         "DROP INDEX players_person; ALTER TABLE players DROP COLUMN person; \
-         PRAGMA user_version = 14;",
+         DROP TABLE person_rules; PRAGMA user_version = 14;",
     )
     .unwrap();
     drop(conn);

@@ -9,7 +9,10 @@ use std::{io::Write, path::PathBuf, process::ExitCode, time::Instant};
 use clap::Args;
 
 use super::CliError;
-use crate::store::{Store, SuggestedPerson};
+use crate::{
+    formats::spellings,
+    store::{Store, SuggestedPerson},
+};
 
 /// Arguments of `qipu players`.
 #[derive(Args, Debug)]
@@ -38,6 +41,21 @@ pub struct PlayersArgs {
     /// "games", "first_year", "last_year"}`.
     #[arg(long)]
     suggest: bool,
+    /// Apply a spelling file first (no re-import): one person a line,
+    /// `person<TAB>spelling<TAB>spelling…` (`#` comments, blank lines skipped); the names of
+    /// a line become one person, named by the first column. Recorded in the database, so
+    /// that `--rebuild` and later imports keep it. A bad line is an error (`FILE:LINE`), so
+    /// is a line joining two names that met in a game (naming it); then nothing changes.
+    #[arg(long, value_name = "FILE")]
+    spellings: Option<PathBuf>,
+    /// Record that two names are one person, named by the first (refused, naming the game,
+    /// if their names met in one game); `--rebuild` and later imports keep it.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    merge: Option<Vec<String>>,
+    /// Record that a name is a person of its own: no rule and no line of qipu's own
+    /// spelling file joins it (forgets the `--merge`s that name it).
+    #[arg(long, value_name = "NAME")]
+    split: Option<String>,
 }
 
 /// Runs `qipu players`.
@@ -45,6 +63,7 @@ pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
     if !args.db.exists() {
         return Err(format!("{}: no such database", args.db.display()).into());
     }
+    decide(args)?;
     if args.rebuild {
         let began = Instant::now();
         let mut store = Store::open(&args.db)?;
@@ -103,6 +122,34 @@ pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
         writeln!(out, "no player matches `{}`", args.pattern)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Applies `--spellings`, `--merge` and `--split`, each in its own transaction.
+fn decide(args: &PlayersArgs) -> Result<(), CliError> {
+    if args.spellings.is_none() && args.merge.is_none() && args.split.is_none() {
+        return Ok(());
+    }
+    let mut store = Store::open(&args.db)?;
+    let mut done = Vec::new();
+    if let Some(file) = &args.spellings {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let name = file.display().to_string();
+        let lines = spellings::parse(&text, &name)?;
+        done.push(("--spellings", store.apply_spellings(&lines, &name)?));
+    }
+    if let Some([a, b]) = args.merge.as_deref() {
+        done.push(("--merge", store.merge_players(a, b)?));
+    }
+    if let Some(name) = &args.split {
+        done.push(("--split", store.split_player(name)?));
+    }
+    for (what, out) in done {
+        eprintln!(
+            "{what}: {} names are {} persons ({} names changed person)",
+            out.players, out.persons, out.changed
+        );
+    }
+    Ok(())
 }
 
 /// `first–last` years of a person, or `no dated game`.

@@ -117,6 +117,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         // Every player's person, from the names, their games and who met whom.
         then: Some(Store::resolve_persons_step),
     },
+    Migration {
+        name: "017_person_rules",
+        sql: include_str!("../../schema/017_person_rules.sql"),
+        // The persons again, now with qipu's own spelling file (data/players.tsv).
+        then: Some(Store::resolve_persons_step),
+    },
 ];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {

@@ -37,6 +37,7 @@
 mod buckets;
 mod codec;
 pub mod copies;
+mod decisions;
 mod dossier;
 pub mod evals;
 mod filter;
