@@ -2,7 +2,9 @@
 //! folding: letter case, full-width forms, spaces and simplified/traditional script do not
 //! matter), most games first, each with every spelling of their name, so that the user can
 //! pick the name to give `explore --player` (any spelling finds the person's games). Reads
-//! the player index only; `--rebuild` recomputes the persons behind the names.
+//! the player index only; `--rebuild` recomputes the persons behind the names, `--suggest`
+//! lists candidate merges of homophone misspellings (never applied), and `--spellings FILE`,
+//! `--merge A B` and `--split NAME` record the user's decisions on persons first.
 
 use std::{io::Write, path::PathBuf, process::ExitCode, time::Instant};
 
