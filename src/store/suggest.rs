@@ -93,8 +93,8 @@ impl Store {
     }
 
     /// Candidate merges of homophone misspellings, most likely first: pairs of persons
-    /// with a pinyin reading in common whose names are written differently and who never
-    /// met in a game. Most likely: years that fit, then the most opponents and events
+    /// with a pinyin reading in common (each name's usual reading one of the other's) whose
+    /// names are written differently and who never met in a game. Most likely: years that fit, then the most opponents and events
     /// shared, then the most games. At most `limit`.
     ///
     /// # Errors
@@ -156,10 +156,12 @@ impl Store {
             } else {
                 (a, b)
             };
-            // The usual reading when both names have it.
-            let usual = spoken(&a.name).into_iter().next();
-            let reading = match usual {
-                Some(u) if spoken(&b.name).first() == Some(&u) => u,
+            // Each name's usual reading must be one of the other's: a rare reading of one
+            // character (強 as jiang) is no homophone.
+            let (sa, sb) = (spoken(&a.name), spoken(&b.name));
+            let reading = match (sa.first(), sb.first()) {
+                (Some(ua), Some(ub)) if !(sb.contains(ua) && sa.contains(ub)) => continue,
+                (Some(ua), Some(ub)) if ua == ub => ua.clone(),
                 _ => reading,
             };
             out.push(Suggestion {
