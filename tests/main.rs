@@ -19,6 +19,7 @@ mod move_table;
 mod notation;
 mod openings;
 mod persons;
+mod persons_file;
 mod pipeline;
 mod players_cli;
 mod rules;

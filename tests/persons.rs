@@ -244,7 +244,8 @@ fn persons_are_the_same_batch_by_batch_after_a_rebuild_and_a_migration() {
     // same persons.
     conn.execute_batch(
         "DROP INDEX players_person; ALTER TABLE players DROP COLUMN person; \
-         ALTER TABLE games DROP COLUMN truncated_ply; PRAGMA user_version = 14;",
+         ALTER TABLE games DROP COLUMN truncated_ply; DROP TABLE person_rules; \
+         PRAGMA user_version = 14;",
     )
     .unwrap();
     drop(conn);

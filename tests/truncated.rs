@@ -246,10 +246,13 @@ fn a_schema_15_database_gains_the_column() {
     std::fs::write(&good, PGN.split("\n\n").next().unwrap()).unwrap();
     import_json(&good, &db, &[]);
     {
-        // Back to schema 15: no truncated_ply column.
+        // Back to schema 15: no truncated_ply column, no person_rules.
         let c = rusqlite::Connection::open(&db).unwrap();
-        c.execute_batch("ALTER TABLE games DROP COLUMN truncated_ply; PRAGMA user_version = 15;")
-            .unwrap();
+        c.execute_batch(
+            "ALTER TABLE games DROP COLUMN truncated_ply; DROP TABLE person_rules; \
+             PRAGMA user_version = 15;",
+        )
+        .unwrap();
     }
     let (code, v) = import_json(&pgn, &db, &[]);
     assert_eq!(code, Some(1), "{v}");

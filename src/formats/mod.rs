@@ -18,6 +18,7 @@ pub mod pgn;
 pub mod playtags;
 mod read;
 mod replay;
+pub mod spellings;
 pub mod tags;
 pub mod write;
 

@@ -31,7 +31,7 @@ use std::{
     sync::OnceLock,
 };
 
-use pinyin::ToPinyinMulti;
+use pinyin::{ToPinyin, ToPinyinMulti};
 
 use super::names::fold;
 
@@ -142,9 +142,41 @@ fn roman_key(name: &str) -> Option<String> {
     (k.len() >= 3).then_some(k)
 }
 
-/// Every pinyin reading of a hanzi name as a key (surname first and surname last), at most
-/// 64 of them.
-fn readings(b: &str) -> Vec<String> {
+/// The pinyin readings of a name whose base ([`base`]) is two to four hanzi, surname first,
+/// syllables in plain letters (`ü` as `u`) joined by spaces, at most 32 of them (a character
+/// with several readings gives one reading each); none for any other name. Two names with a
+/// reading in common sound alike (`楊官璘` and `楊官麟` both read `yang guan lin`). The usual
+/// reading comes first, then the others in text order.
+///
+/// ```
+/// use qipu::formats::persons::spoken;
+/// assert_eq!(spoken("卜鳳波"), spoken("卜風波"));
+/// assert!(spoken("上海 楊官璘").contains(&"yang guan lin".to_string()));
+/// assert!(spoken("HU RongHua").is_empty());
+/// ```
+pub fn spoken(name: &str) -> Vec<String> {
+    let b = base(name);
+    if !is_hanzi(&b) {
+        return Vec::new();
+    }
+    let mut v: Vec<String> = syllables(&b).iter().map(|w| w.join(" ")).collect();
+    v.sort();
+    v.dedup();
+    let usual: Option<Vec<&str>> = b
+        .as_str()
+        .to_pinyin()
+        .map(|p| p.map(|p| p.plain()))
+        .collect();
+    if let Some(usual) = usual.map(|u| u.join(" ").replace(['ü', 'v'], "u")) {
+        if let Some(i) = v.iter().position(|r| *r == usual) {
+            v[..=i].rotate_right(1);
+        }
+    }
+    v
+}
+
+/// Every reading of a hanzi name as its syllables, at most 32 of them.
+fn syllables(b: &str) -> Vec<Vec<String>> {
     let mut syllables: Vec<Vec<String>> = Vec::new();
     for m in b.to_pinyin_multi() {
         let Some(m) = m else { return Vec::new() };
@@ -170,6 +202,13 @@ fn readings(b: &str) -> Vec<String> {
             .take(32)
             .collect();
     }
+    whole
+}
+
+/// Every pinyin reading of a hanzi name as a key (surname first and surname last), at most
+/// 64 of them.
+fn readings(b: &str) -> Vec<String> {
+    let whole = syllables(b);
     let mut keys: Vec<String> = Vec::new();
     for w in whole {
         keys.push(w.concat());
@@ -184,6 +223,8 @@ fn readings(b: &str) -> Vec<String> {
 
 /// Union of names into persons, never joining two that met.
 struct Groups {
+    /// Names that only a hard join joins.
+    alone: HashSet<i64>,
     root: HashMap<i64, i64>,
     members: HashMap<i64, Vec<i64>>,
     opponents: HashMap<i64, HashSet<i64>>,
@@ -196,6 +237,19 @@ impl Groups {
             r = up;
         }
         r
+    }
+
+    /// [`Groups::join`] by a rule: never for a name that is alone.
+    fn auto(&mut self, a: i64, b: i64) -> bool {
+        !self.alone.contains(&a) && !self.alone.contains(&b) && self.join(a, b)
+    }
+
+    /// The names of `a`'s person, and a name of `b`'s person that met one of them, if any.
+    fn met_pair(&self, a: i64, b: i64) -> Option<(Vec<i64>, i64)> {
+        let (ra, rb) = (self.find(a), self.find(b));
+        let theirs = self.opponents.get(&ra)?;
+        let y = self.members.get(&rb)?.iter().find(|y| theirs.contains(y))?;
+        Some((self.members.get(&ra)?.clone(), *y))
     }
 
     /// Joins the persons of `a` and `b` unless a name of one met a name of the other.
@@ -228,11 +282,49 @@ impl Groups {
     }
 }
 
-/// Each name's person: the id of the person's name with the most games (then the lowest
-/// id), by the rules of this module. `met` lists the pairs of names (ids) that played each
+/// Decisions taken by hand, by player id: a spelling file's lines and the user's
+/// `--merge` / `--split`. They come before the rules; two names that met still never join.
+#[derive(Clone, Debug, Default)]
+pub struct Decisions {
+    /// Pairs of names that are one person, in order.
+    pub joins: Vec<(i64, i64)>,
+    /// How many of `joins` (the first ones) yield to `alone`: a spelling file's, not the
+    /// user's `--merge`.
+    pub soft: usize,
+    /// Names that no rule and no soft join joins to another (`--split`).
+    pub alone: HashSet<i64>,
+    /// Names that name their person (a spelling file's first column, `--merge`'s first);
+    /// of two in one person, the later one.
+    pub heads: Vec<i64>,
+}
+
+/// A join of [`Decisions::joins`] refused because two of its names met in a game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    /// Its index in [`Decisions::joins`].
+    pub join: usize,
+    /// The names (ids) of one side's person.
+    pub names: Vec<i64>,
+    /// A name of the other side's person that met one of `names`.
+    pub met: i64,
+}
+
+/// Each name's person: the id of the person's name with the most games (then the first
+/// in text order), by the rules of this module. `met` lists the pairs of names (ids) that played each
 /// other; two names that met are never one person.
 pub fn persons(names: &[Name], met: &[(i64, i64)]) -> HashMap<i64, i64> {
+    persons_with(names, met, &Decisions::default()).0
+}
+
+/// [`persons`] after the decisions taken by hand, with the joins it refused. A person with
+/// a name of [`Decisions::heads`] is named by it.
+pub fn persons_with(
+    names: &[Name],
+    met: &[(i64, i64)],
+    decided: &Decisions,
+) -> (HashMap<i64, i64>, Vec<Refused>) {
     let mut g = Groups {
+        alone: HashSet::new(),
         root: names.iter().map(|n| (n.id, n.id)).collect(),
         members: names.iter().map(|n| (n.id, vec![n.id])).collect(),
         opponents: HashMap::new(),
@@ -240,6 +332,24 @@ pub fn persons(names: &[Name], met: &[(i64, i64)]) -> HashMap<i64, i64> {
     for &(a, b) in met {
         g.opponents.entry(a).or_default().insert(b);
         g.opponents.entry(b).or_default().insert(a);
+    }
+    g.alone.clone_from(&decided.alone);
+    let mut refused = Vec::new();
+    for (i, &(a, b)) in decided.joins.iter().enumerate() {
+        let done = if i < decided.soft {
+            g.auto(a, b)
+        } else {
+            g.join(a, b)
+        };
+        if !done {
+            if let Some((names, met)) = g.met_pair(a, b) {
+                refused.push(Refused {
+                    join: i,
+                    names,
+                    met,
+                });
+            }
+        }
     }
     // Most games first, so that a name joins the person it most likely is.
     let mut order: Vec<&Name> = names.iter().collect();
@@ -250,11 +360,12 @@ pub fn persons(names: &[Name], met: &[(i64, i64)]) -> HashMap<i64, i64> {
     for (n, b) in order.iter().zip(&bases) {
         match by_base.get(b.as_str()) {
             Some(&first) => {
-                g.join(first, n.id);
+                g.auto(first, n.id);
             }
-            None => {
+            None if !g.alone.contains(&n.id) => {
                 by_base.insert(b, n.id);
             }
+            None => {}
         }
     }
     // Any other front part, when the rest is a name of the database.
@@ -269,7 +380,7 @@ pub fn persons(names: &[Name], met: &[(i64, i64)]) -> HashMap<i64, i64> {
                 break;
             }
             if let Some(&other) = by_base.get(rest) {
-                g.join(other, n.id);
+                g.auto(other, n.id);
                 break;
             }
         }
@@ -277,7 +388,7 @@ pub fn persons(names: &[Name], met: &[(i64, i64)]) -> HashMap<i64, i64> {
     // Pinyin: a romanized name joins the one hanzi person that reads so.
     let mut reads: HashMap<String, HashSet<i64>> = HashMap::new();
     for (n, b) in order.iter().zip(&bases) {
-        if is_hanzi(b) {
+        if is_hanzi(b) && !g.alone.contains(&n.id) {
             let person = g.find(n.id);
             for k in readings(b) {
                 reads.entry(k).or_default().insert(person);
@@ -291,12 +402,25 @@ pub fn persons(names: &[Name], met: &[(i64, i64)]) -> HashMap<i64, i64> {
         if let Some(people) = reads.get(&k) {
             let people: HashSet<i64> = people.iter().map(|&p| g.find(p)).collect();
             if let [one] = people.into_iter().collect::<Vec<_>>()[..] {
-                g.join(one, n.id);
+                g.auto(one, n.id);
             }
         }
     }
     // Each person named by its name with the most games.
-    let rank: HashMap<i64, (u64, i64)> = names.iter().map(|n| (n.id, (n.games, -n.id))).collect();
+    // A decided head first, then the most games, then the first name in text order.
+    let heads: HashMap<i64, usize> = decided
+        .heads
+        .iter()
+        .enumerate()
+        .map(|(i, &h)| (h, i + 1))
+        .collect();
+    let rank: HashMap<i64, (usize, u64, std::cmp::Reverse<&str>)> = names
+        .iter()
+        .map(|n| {
+            let head = heads.get(&n.id).copied().unwrap_or(0);
+            (n.id, (head, n.games, std::cmp::Reverse(n.name.as_str())))
+        })
+        .collect();
     let mut out = HashMap::with_capacity(names.len());
     for (root, members) in &g.members {
         let head = members
@@ -308,7 +432,7 @@ pub fn persons(names: &[Name], met: &[(i64, i64)]) -> HashMap<i64, i64> {
             out.insert(*m, head);
         }
     }
-    out
+    (out, refused)
 }
 
 #[cfg(test)]

@@ -123,6 +123,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         // Every game stored so far is whole: the column stays NULL.
         then: None,
     },
+    Migration {
+        name: "017_person_rules",
+        sql: include_str!("../../schema/017_person_rules.sql"),
+        // The persons again, now with qipu's own spelling file (data/players.tsv).
+        then: Some(Store::resolve_persons_step),
+    },
 ];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {

@@ -37,6 +37,7 @@
 mod buckets;
 mod codec;
 pub mod copies;
+mod decisions;
 mod dossier;
 pub mod evals;
 mod filter;
@@ -52,6 +53,7 @@ mod players;
 mod ranges;
 mod read;
 mod sql;
+mod suggest;
 mod summary;
 mod varint;
 mod write;
@@ -72,6 +74,7 @@ pub use model::{
 };
 pub use persons::{PersonsOutcome, Spelling};
 pub use read::GamesIter;
+pub use suggest::{SuggestedPerson, Suggestion};
 pub use summary::{LIST_MAX, TOP_KEPT};
 pub use write::{BatchOutcome, BatchTimings};
 

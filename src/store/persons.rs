@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use super::{model::PlayerRow, sql, Store, StoreError};
 use crate::formats::{
     names::fold,
-    persons::{base, persons, Name},
+    persons::{base, persons_with, Name},
 };
 
 /// One spelling of a person's name: a player of the index (a folded name), with the name
@@ -35,12 +35,12 @@ pub struct PersonsOutcome {
 }
 
 /// A row of the player table as the reads by person use it.
-struct Player {
-    id: i64,
-    name: String,
-    folded: String,
-    person: i64,
-    games: u64,
+pub(super) struct Player {
+    pub(super) id: i64,
+    pub(super) name: String,
+    pub(super) folded: String,
+    pub(super) person: i64,
+    pub(super) games: u64,
 }
 
 fn games_of(n: i64) -> u64 {
@@ -64,20 +64,63 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 impl Store {
-    /// Recomputes every player's person from the names, their games and the pairs of
-    /// players that met in a game, in the caller's transaction.
+    /// Recomputes every player's person from the names, their games, the pairs of players
+    /// that met in a game and the decisions taken by hand, in the caller's transaction.
     pub(super) fn resolve_persons(&self) -> Result<PersonsOutcome, StoreError> {
+        self.resolve_checked(None)
+    }
+
+    /// [`Store::resolve_persons`]; with `Some(mark)`, the error naming the game when a
+    /// recorded decision newer than `mark` would join two names that met.
+    pub(super) fn resolve_checked(&self, mark: Option<i64>) -> Result<PersonsOutcome, StoreError> {
+        let mut ids: HashMap<String, i64> = HashMap::new();
         let names: Vec<Name> = self
             .conn
             .prepare_cached(sql::PLAYER_NAMES_GAMES)?
             .query_map([], |r| {
-                Ok(Name {
-                    id: r.get(0)?,
-                    name: r.get(1)?,
-                    games: games_of(r.get(2)?),
-                })
+                Ok((
+                    Name {
+                        id: r.get(0)?,
+                        name: r.get(1)?,
+                        games: games_of(r.get(2)?),
+                    },
+                    r.get::<_, String>(3)?,
+                ))
             })?
+            .map(|row| {
+                row.map(|(n, folded)| {
+                    ids.insert(folded, n.id);
+                    n
+                })
+            })
             .collect::<Result<_, _>>()?;
+        let met = self.met_pairs()?;
+        let decided = self.decided(&ids)?;
+        let (person, refused) = persons_with(&names, &met, &decided.decisions);
+        if let Some(mark) = mark {
+            for r in &refused {
+                if let Some(Some(rule)) = decided.rules.get(r.join) {
+                    if rule.id > mark {
+                        return Err(self.refusal(rule, r)?);
+                    }
+                }
+            }
+        }
+        let mut set = self.conn.prepare_cached(sql::SET_PERSON)?;
+        let mut out = PersonsOutcome {
+            players: names.len(),
+            ..PersonsOutcome::default()
+        };
+        for n in &names {
+            let p = person.get(&n.id).copied().unwrap_or(n.id);
+            out.persons += usize::from(p == n.id);
+            out.changed += set.execute(rusqlite::params![n.id, p])?;
+        }
+        Ok(out)
+    }
+
+    /// The pairs of players (ids) that met in a game.
+    fn met_pairs(&self) -> Result<Vec<(i64, i64)>, StoreError> {
         let mut seats: Vec<(i64, i64)> = self
             .conn
             .prepare_cached(sql::GAME_PLAYERS)?
@@ -93,18 +136,7 @@ impl Store {
                 }
             }
         }
-        let person = persons(&names, &met);
-        let mut set = self.conn.prepare_cached(sql::SET_PERSON)?;
-        let mut out = PersonsOutcome {
-            players: names.len(),
-            ..PersonsOutcome::default()
-        };
-        for n in &names {
-            let p = person.get(&n.id).copied().unwrap_or(n.id);
-            out.persons += usize::from(p == n.id);
-            out.changed += set.execute(rusqlite::params![n.id, p])?;
-        }
-        Ok(out)
+        Ok(met)
     }
 
     /// [`Store::resolve_persons`] as a migration's step.
@@ -134,7 +166,7 @@ impl Store {
     }
 
     /// Every player of the table.
-    fn all_players(&self) -> Result<Vec<Player>, StoreError> {
+    pub(super) fn all_players(&self) -> Result<Vec<Player>, StoreError> {
         let mut stmt = self.conn.prepare_cached(sql::ALL_PLAYERS)?;
         let rows = stmt.query_map([], |r| {
             Ok(Player {
@@ -241,7 +273,8 @@ impl Store {
     }
 
     /// Persons with a name whose folded form contains the folded `pattern`, most games
-    /// first (then by name): each named by their spelling with the most games, with their
+    /// first (then by name): each named by their spelling with the most games (or the one
+    /// a spelling file or `--merge` names them by), with their
     /// games and every spelling (most games first). An empty pattern lists every person.
     ///
     /// ```
@@ -284,14 +317,22 @@ impl Store {
         let mut of = self.conn.prepare_cached(sql::PERSON_SPELLINGS)?;
         let mut out = Vec::with_capacity(heads.len());
         for (head, games) in heads {
-            let spellings: Vec<Spelling> = of
+            let mut rows: Vec<(i64, Spelling)> = of
                 .query_map([head], |r| {
-                    Ok(Spelling {
-                        name: r.get(1)?,
-                        games: games_of(r.get(3)?),
-                    })
+                    Ok((
+                        r.get(0)?,
+                        Spelling {
+                            name: r.get(1)?,
+                            games: games_of(r.get(3)?),
+                        },
+                    ))
                 })?
                 .collect::<Result<_, _>>()?;
+            // The name that names the person first (a spelling file's first column).
+            if let Some(i) = rows.iter().position(|r| r.0 == head) {
+                rows[..=i].rotate_right(1);
+            }
+            let spellings: Vec<Spelling> = rows.into_iter().map(|r| r.1).collect();
             let Some(first) = spellings.first() else {
                 continue;
             };

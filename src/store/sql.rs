@@ -187,7 +187,24 @@ pub(super) const DELETE_GAME: &str = "DELETE FROM games WHERE id = ?1";
 pub(super) const IDENTITY_INDEX: &str = "CREATE UNIQUE INDEX games_identity ON games (identity)";
 
 /// Every player with the name written most often and their games (for `formats::persons`).
-pub(super) const PLAYER_NAMES_GAMES: &str = "SELECT id, name, games FROM players";
+pub(super) const PLAYER_NAMES_GAMES: &str = "SELECT id, name, games, folded FROM players";
+/// The user's decisions on persons, oldest first (schema 17).
+pub(super) const PERSON_RULES: &str =
+    "SELECT id, kind, person, name, origin FROM person_rules ORDER BY id";
+/// Records a decision on persons.
+pub(super) const ADD_PERSON_RULE: &str =
+    "INSERT OR IGNORE INTO person_rules (kind, person, name, origin) VALUES (?1, ?2, ?3, ?4)";
+/// Forgets a decision on persons.
+pub(super) const DELETE_PERSON_RULE: &str = "DELETE FROM person_rules WHERE id = ?1";
+/// The newest decision's id (0 when none).
+pub(super) const LAST_PERSON_RULE: &str = "SELECT coalesce(max(id), 0) FROM person_rules";
+/// The id of the player of a folded name.
+pub(super) const PLAYER_OF_FOLDED: &str = "SELECT id FROM players WHERE folded = ?1";
+/// A player's games with each opponent: game, opponent (player id), the game's Red and
+/// Black as written, date and event.
+pub(super) const PLAYER_MEETINGS: &str = "SELECT a.game, b.player, g.first, g.second, \
+    g.date, g.event FROM player_games a JOIN player_games b ON b.game = a.game \
+    AND b.player != a.player JOIN games g ON g.id = a.game WHERE a.player = ?1 ORDER BY a.game";
 /// Every (game, player) pair of the index, for who met whom.
 pub(super) const GAME_PLAYERS: &str = "SELECT game, player FROM player_games";
 /// Sets a player's person (only when it changes).
@@ -208,6 +225,10 @@ pub(super) const FIND_PERSONS: &str = "SELECT h.id, \
     (SELECT sum(p.games) FROM players p WHERE p.person = h.id) AS g \
     FROM players h WHERE h.person = h.id AND EXISTS (SELECT 1 FROM players s \
     WHERE s.person = h.id AND instr(s.folded, ?1) > 0) ORDER BY g DESC, h.name LIMIT ?2";
+/// Every seat of every game: game, player, the game's date and event (for the evidence of
+/// `players --suggest`).
+pub(super) const PLAYER_GAME_FACTS: &str = "SELECT pg.game, pg.player, g.date, g.event \
+    FROM player_games pg JOIN games g ON g.id = pg.game";
 /// Every player: id, name, folded name, person, games (for a name that is no stored one).
 pub(super) const ALL_PLAYERS: &str =
     "SELECT id, name, folded, coalesce(person, id), games FROM players";
