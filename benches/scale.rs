@@ -62,11 +62,20 @@ fn openings() -> Vec<Vec<Move>> {
     let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
     let mut out: Vec<Vec<Move>> = read_path(&data)
         .filter_map(Result::ok)
-        .filter(|g| g.variant == Variant::Xiangqi && g.start_fen.is_none())
+        .filter(|g| g.variant == Variant::Xiangqi)
         .filter_map(|g| qipu::formats::replay(&g).ok())
+        // The sample's files name the standard start in a FEN tag: keep every game from it.
+        .filter(|r| r.start.key() == AnyPosition::new(Variant::Xiangqi).key())
         .map(|r| r.moves.into_iter().take(20).collect::<Vec<_>>())
         .filter(|m| m.len() >= 4)
         .collect();
+    if out.is_empty() {
+        eprintln!(
+            "no Xiangqi game from the standard start in {}",
+            data.display()
+        );
+        std::process::exit(2);
+    }
     out.sort();
     out
 }

@@ -69,7 +69,10 @@ def status(field):
     return -1
 
 def facts():
-    return f"RSS {status('VmRSS') / 1024:.0f} MB, threads {status('Threads')}"
+    # VmRSS counts the database pages SQLite maps (RssFile: the OS page cache, shared and
+    # given back under pressure) beside the server's own memory (RssAnon: what the bound holds).
+    return (f"RSS {status('VmRSS') / 1024:.0f} MB (anon {status('RssAnon') / 1024:.0f}, "
+            f"file {status('RssFile') / 1024:.0f}), threads {status('Threads')}")
 
 def get(conn, path):
     conn.request("GET", path, headers={"Host": "127.0.0.1"})

@@ -250,4 +250,6 @@ print(f"server CPU: {per} (user+sys {cpu:.2f} s for {n} requests; load average {
 PY
 if [ -n "$importer" ]; then wait "$importer" || true; tail -1 "$tmp/import.txt"; importer=; fi
 if [ -n "$slowpid" ]; then wait "$slowpid" || true; cat "$tmp/slow.txt"; slowpid=; fi
-echo "server RSS: $(awk '/VmHWM/ {print $2, $3}' /proc/$server/status 2>/dev/null || echo '?') peak"
+echo "server RSS: $(awk '/VmHWM/ {print $2, $3}' /proc/$server/status 2>/dev/null || echo '?') peak," \
+  "now anon $(awk '/RssAnon/ {print $2, $3}' /proc/$server/status 2>/dev/null || echo '?')," \
+  "file (mapped database pages) $(awk '/RssFile/ {print $2, $3}' /proc/$server/status 2>/dev/null || echo '?')"

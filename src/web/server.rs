@@ -30,6 +30,12 @@
 //! - Memory is bounded by the connections (`max_connections` × ~40 KB, 160 MB at the default
 //!   4,096), the workers (SQLite's page cache, a few MB each) and the answers in flight (at
 //!   most one being computed per worker), plus the cache (`--cache-mb`, at most twice it).
+//!   That is the server's own (anonymous) memory: 13–79 MB measured at 1M games under the
+//!   loads of `scripts/bench-serve-loads.sh`. `VmRSS` also counts the database pages each
+//!   worker's connection maps (`RssFile`; see `store::READ_MMAP_BYTES`): they are the
+//!   operating system's page cache, at most the file's size, shared with every process
+//!   reading the file and given back under memory pressure, and `VmRSS` counts a page once
+//!   per connection that touched it (447 MB of a 1 GB database after those loads).
 //! - On SIGTERM or Ctrl-C ([`Server::run`]) the server stops accepting, lets the requests
 //!   in flight finish (at most 30 s), closes the idle connections and returns.
 //! - Bound to a loopback address, the server answers only requests addressed to this machine
