@@ -4,13 +4,13 @@
 #
 #   churn   --rounds N (default 10) rounds of: 1,000 connections opened and closed, then 32
 #           concurrent clients x 40 /api/explore requests (keep-alive, cache off)
-#   hold    one client holding --hold N idle connections (default 256, then 2,000), reopening
+#   hold    one client holding N idle connections (--holds 256,2000,10000, the default), reopening
 #           each one the server closes, while a normal client sends 200 requests, each on a new
 #           connection over 15 s (past the idle timeout): how many are answered 200, p50/p99
 #   burst   300 connections at once, each sending one request; threads before, at the peak
 #           (sampled every 10 ms) and 2 s after
 #
-#   scripts/bench-serve-loads.sh [DB] [--rounds 10] [--threads 4] [--cache-mb 0]
+#   scripts/bench-serve-loads.sh [DB] [--rounds 10] [--threads 4] [--cache-mb 0] [--holds 256,2000,10000]
 #
 # DB defaults to target/bench/sample.db, imported from the bundled sample (data/, about 1 MB)
 # when missing. Every connection goes to 127.0.0.1. Targets on 2 cores: RSS <= 300 MB + cache
@@ -23,11 +23,13 @@ db=target/bench/sample.db
 rounds=10
 workers=4
 cache_mb=0
+holds=256,2000,10000
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --threads) workers=$2; shift 2 ;;
     --cache-mb) cache_mb=$2; shift 2 ;;
+    --holds) holds=$2; shift 2 ;;
     -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) db=$1; shift ;;
   esac
@@ -43,7 +45,7 @@ if [ ! -f "$db" ]; then
   "$qipu" import data --db "$db" >&2 || [ $? -eq 1 ]
 fi
 # 2,000 held connections plus the others, on both ends.
-ulimit -n 8192 2>/dev/null || true
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$qipu" serve --db "$db" --addr "127.0.0.1:$port" --threads "$workers" --cache-mb "$cache_mb" \
@@ -56,10 +58,11 @@ for _ in $(seq 100); do
 done
 echo "qipu serve --threads $workers --cache-mb $cache_mb on $db ($(du -h "$db" | cut -f1))"
 
-python3 - "$port" "$server" "$rounds" <<'PY'
+python3 - "$port" "$server" "$rounds" "$holds" <<'PY'
 import http.client, json, selectors, socket, statistics, sys, threading, time, urllib.parse
 
 port, pid, rounds = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+holds = [int(h) for h in sys.argv[4].split(",")]
 
 def status(field):
     with open(f"/proc/{pid}/status") as f:
@@ -132,7 +135,7 @@ time.sleep(2)
 print(f"2 s after: {facts()}")
 
 # --- hold
-for hold in (256, 2000):
+for hold in holds:
     print(f"\n== hold: one client holds {hold} idle connections (reopening each one closed); 200 normal requests")
     print(f"before: {facts()}")
     held, stop, reopened = [], threading.Event(), [0]
