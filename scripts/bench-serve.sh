@@ -4,7 +4,7 @@
 #
 #   scripts/bench-serve.sh [DB] [--endpoint explore|position] [--duration 20s]
 #                          [--connections 16] [--threads 4] [--depth 4] [--no-cache]
-#                          [--with-import] [--slow-clients N] [--all] [--filter QUERY]
+#                          [--with-import] [--slow-clients N] [--all] [--filter QUERY] [--loads]
 #
 # DB defaults to target/bench/corpus.db; if that file does not exist it is built first with
 # `qipu import ../shared/data` (the whole shared corpus). The URLs are the positions of the
@@ -16,6 +16,9 @@
 # --slow-clients N holds N slowloris connections open during the run (each sends one header
 # byte every 2 s and reconnects when the server closes it) and prints how long the server let
 # them live. --all runs cache on, cache off, with an import, and 64 slow clients in turn.
+# --loads runs the three hostile loads of scripts/bench-serve-loads.sh (connection churn,
+# held connections, a burst) on DB instead, with the server's RSS and threads before and
+# after each; --all ends with them.
 # --filter QUERY appends explorer filters to every /api/explore URL, e.g.
 # --filter 'since=2020&min_rating=2000' (the positions are still walked unfiltered).
 # Every connection goes to 127.0.0.1; every run is bounded by --duration. Besides wrk's
@@ -37,6 +40,7 @@ with_import=0
 slow=0
 all=0
 filter=
+loads=0
 args=("$@")
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -51,7 +55,8 @@ while [ $# -gt 0 ]; do
     --slow-clients) slow=$2; shift 2 ;;
     --all) all=1; shift ;;
     --filter) filter=$2; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --loads) loads=1; shift ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) db=$1; shift ;;
   esac
 done
@@ -64,6 +69,8 @@ if [ "$all" = 1 ]; then
     # shellcheck disable=SC2086
     "$0" "${rest[@]}" $mode
   done
+  echo "== hostile loads"
+  "$0" "${rest[@]}" --loads
   exit 0
 fi
 
@@ -79,6 +86,10 @@ if [ "$endpoint" = explore ] && [ ! -f "$db" ]; then
   mkdir -p "$(dirname "$db")"
   echo "building $db from $shared/data (whole corpus) ..." >&2
   "$qipu" import "$shared/data" --db "$db" >&2 || [ $? -eq 1 ] # 1 = some games rejected
+fi
+
+if [ "$loads" = 1 ]; then
+  exec scripts/bench-serve-loads.sh "$db" --threads "$workers" --cache-mb "$cache_mb"
 fi
 
 tmp=$(mktemp -d)
