@@ -232,3 +232,30 @@ pub fn janggi_book(dir: &Path) -> PathBuf {
     qipu_ok(&args);
     out
 }
+
+/// The fake UCI engine `tests/data/engine/fake-uci.sh`, copied to `dir` and made executable
+/// (a checkout may lose the mode bit).
+pub fn fake_engine(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let to = dir.join("fake-uci.sh");
+    std::fs::copy(fixture("engine/fake-uci.sh"), &to).unwrap();
+    std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).unwrap();
+    to
+}
+
+/// The real engine (`$QIPU_ENGINE`, else /usr/games/fairy-stockfish), or `None` with a
+/// message saying the test is skipped.
+pub fn real_engine() -> Option<PathBuf> {
+    let path = std::env::var_os("QIPU_ENGINE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/games/fairy-stockfish"));
+    if path.is_file() {
+        Some(path)
+    } else {
+        eprintln!(
+            "skipped: no UCI engine at {} (apt-get install fairy-stockfish; .ci/run installs it)",
+            path.display()
+        );
+        None
+    }
+}
