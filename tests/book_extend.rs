@@ -178,7 +178,11 @@ fn lines_are_continued_to_the_target_ply() {
     // into BOOK.DAT: the engine moves weigh 1 (the mark is not kept); the one after c3c4
     let dat = dir.join("x.dat");
     let o = extend(&book, &fake, &dat, 2, &["--format", "eleeye"], &[]);
-    assert_eq!(summary(&o)["format"], "eleeye");
+    let v = summary(&o);
+    assert_eq!(
+        (v["format"].as_str(), v["engine_marks_not_kept"].as_u64()),
+        (Some("eleeye"), Some(1))
+    );
     let text = qipu_ok(&["probe", "--book", s(&dat), "--moves", "c3c4", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let moves = v["moves"].as_array().unwrap();

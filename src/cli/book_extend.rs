@@ -123,6 +123,7 @@ pub fn extend(a: &ExtendArgs) -> Result<ExitCode, CliError> {
             "lines_to_target": grown.to_target, "plies_added": grown.plies_added,
             "searches_cached": stats.cached, "searches_new": stats.searched,
             "records": w.records, "positions": w.positions,
+            "engine_marks_not_kept": w.lost.engine_marks,
             "engine_ms": stats.engine_time.as_millis() as u64,
             "total_ms": total.as_millis() as u64, "engine_share": share});
         writeln!(std::io::stdout().lock(), "{doc}")?;
@@ -138,6 +139,13 @@ pub fn extend(a: &ExtendArgs) -> Result<ExitCode, CliError> {
         "{} lines' ends before ply {}: {} extended ({} to ply {}), {} plies added by {name} ({options}) at depth {}",
         grown.line_ends, a.plies, grown.extended, grown.to_target, a.plies, grown.plies_added, a.depth
     );
+    if w.lost.engine_marks > 0 {
+        eprintln!(
+            "not kept: {} engine marks ({} has no field for them; the engine moves weigh 1)",
+            w.lost.engine_marks,
+            format.label()
+        );
+    }
     eprintln!(
         "engine searches: {} from the database, {} new; engine {:.2} s of {:.2} s in all ({:.1}%)",
         stats.cached,
