@@ -534,6 +534,53 @@ fn bad_input_fails_naming_the_file_and_leaves_no_output() {
     assert!(left.is_empty(), "{left:?}");
 }
 
+/// A BOOK.DAT record no line from the start reaches (MAKEBOOK kept it, not the moves leading
+/// to it) merges with another book's entry for the same position, as ElephantEye, which keys
+/// a position by its lock alone, reads them: one record, not two of the same lock and move.
+#[test]
+fn a_loose_book_dat_record_merges_with_the_position_another_book_reaches() {
+    let dir = scratch("loose");
+    // Two move orders to one position Q (after h2e2 h9g7 b0c2 or b0c2 h9g7 h2e2), both won
+    // by Black: under MAKEBOOK's weights every move before Q sums -1 or +3 (< the ratio 4),
+    // i9h9 at Q sums 3 + 3 = 6: weight 6 / 4 = 1, Q's only record, reached by no line.
+    let orders = [
+        ("h2e2 h9g7 b0c2 i9h9", 1, "0-1"),
+        ("b0c2 h9g7 h2e2 i9h9", 1, "0-1"),
+    ];
+    let file = dir.join("orders.pgn");
+    std::fs::write(&file, pgn(&orders)).unwrap();
+    let a = dir.join("a.dat");
+    qipu_ok(&["book", s(&file), "--format", "eleeye", "--out", s(&a)]);
+    let v: serde_json::Value =
+        serde_json::from_str(&qipu_ok(&["book", "stats", s(&a), "--json"])).unwrap();
+    assert_eq!(
+        (v["records"].as_u64(), v["unreached"].as_u64()),
+        (Some(1), Some(1))
+    );
+    // B: the first order once, every move: the start's h2e2 and its mirror b2e2, h9g7,
+    // b0c2, and i9h9 at Q
+    let b = book_of(&dir, "b.dat", "eleeye", &pgn(&orders[..1]), &[]);
+    let out = dir.join("ab.dat");
+    let merge = ["book", "merge", s(&a), s(&b), "--format", "eleeye"];
+    let text = qipu_ok(&[&merge[..], &["--out", s(&out), "--json"]].concat());
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["records"], 5, "{v}");
+    let counts = |i: usize| {
+        let x = &v["inputs"][i];
+        (x["read"].as_u64(), x["kept"].as_u64(), x["merged"].as_u64())
+    };
+    assert_eq!(counts(0), (Some(1), Some(0), Some(1)), "{v}");
+    assert_eq!(counts(1), (Some(5), Some(4), Some(1)), "{v}");
+    // Q holds i9h9 once, weight 1 (each input's only move there, normalised: 1)
+    let rows = dump(&out, &[]);
+    let at_q: Vec<_> = rows
+        .iter()
+        .filter(|r| r.iccs == "i9h9" || r.iccs == "a9b9")
+        .collect();
+    assert_eq!(at_q.len(), 1, "{rows:?}");
+    assert_eq!(at_q[0].weight, 1);
+}
+
 /// (board and side to move, move) of a dump's rows that have a position.
 fn tree_of(rows: &[Row]) -> Vec<(String, String)> {
     let mut v: Vec<_> = by_move(rows)
