@@ -18,32 +18,7 @@ use qipu::{
     store::Store,
 };
 
-use crate::common::fixture;
-
-/// The real engine, or `None` with a message saying the test is skipped.
-fn engine() -> Option<PathBuf> {
-    let path = std::env::var_os("QIPU_ENGINE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/games/fairy-stockfish"));
-    if path.is_file() {
-        Some(path)
-    } else {
-        eprintln!(
-            "skipped: no UCI engine at {} (apt-get install fairy-stockfish; .ci/run installs it)",
-            path.display()
-        );
-        None
-    }
-}
-
-/// The fake engine, copied to `dir` and made executable (a checkout may lose the mode bit).
-fn fake_engine(dir: &Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let to = dir.join("fake-uci.sh");
-    std::fs::copy(fixture("engine/fake-uci.sh"), &to).unwrap();
-    std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).unwrap();
-    to
-}
+use crate::common::{fake_engine, fixture, real_engine as engine};
 
 /// A game from canonical moves; `tag` keeps otherwise equal games apart.
 fn game(variant: Variant, moves: &[&str], tag: usize) -> Game {

@@ -19,7 +19,7 @@ use qipu::book::{
 };
 use qipu::rules::{AnyPosition, Color, Move, Outcome, Setup, Square, Variant};
 
-use crate::common::{fs_move, shared_dir};
+use crate::common::{fs_move, shared_dir, EVERY_MOVE};
 
 fn tmp(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("book-tests");
@@ -813,21 +813,10 @@ fn book_cli_builds_every_format_from_pgn_files() {
     let d = dir.to_str().unwrap();
     for (format, file) in [("eleeye", "b.dat"), ("obk", "b.obk"), ("qipu", "b.qbk")] {
         let out = dir.join(file);
-        let o = qipu_cmd(&[
-            "book",
-            d,
-            "--format",
-            format,
-            "--weights",
-            "games",
-            "--max-ply",
-            "0",
-            "--min-games",
-            "1",
-            "--out",
-            out.to_str().unwrap(),
-            "--json",
-        ]);
+        let mut args = vec!["book", d, "--format", format, "--weights", "games"];
+        args.extend_from_slice(&EVERY_MOVE);
+        args.extend_from_slice(&["--out", out.to_str().unwrap(), "--json"]);
+        let o = qipu_cmd(&args);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(v["games"], 4);
@@ -976,11 +965,8 @@ fn book_from_the_database_equals_book_from_the_files() {
                 weights,
                 "--ratio",
                 "1",
-                "--max-ply",
-                "0",
-                "--min-games",
-                "1",
             ];
+            args.extend_from_slice(&EVERY_MOVE);
             args.extend_from_slice(extra);
             args.extend_from_slice(&["--out", out.to_str().unwrap()]);
             let o = qipu_cmd(&args);
@@ -1010,21 +996,11 @@ fn book_from_the_database_equals_book_from_the_files() {
     }
     // games → database → book → probe: every position gives back its moves and weights
     let out = dir.join("rt.qbk");
-    let o = qipu_cmd(&[
-        "book",
-        "--db",
-        db.to_str().unwrap(),
-        "--format",
-        "qipu",
-        "--mirror",
-        "keep",
-        "--max-ply",
-        "0",
-        "--min-games",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let mut args = vec!["book", "--db", db.to_str().unwrap(), "--format", "qipu"];
+    args.extend_from_slice(&["--mirror", "keep"]);
+    args.extend_from_slice(&EVERY_MOVE);
+    args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+    let o = qipu_cmd(&args);
     assert!(o.status.success());
     let opts = BookOptions {
         mirror: MirrorMode::Keep,

@@ -7,7 +7,6 @@
 use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
-    process::{Command, Output},
 };
 
 use qipu::{
@@ -15,82 +14,27 @@ use qipu::{
     rules::{AnyPosition, Move, Variant},
 };
 
-use crate::common::shared_dir;
+use crate::common::{
+    self, book_of, convert_book, janggi_book, pgn_of as pgn, qipu, qipu_ok, shared_dir, EVERY_MOVE,
+};
 
 /// A fresh scratch folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("book-tools")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn qipu(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qipu"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-/// Runs qipu and wants success; its stdout.
-fn qipu_ok(args: &[&str]) -> String {
-    let o = qipu(args);
-    assert!(
-        o.status.success(),
-        "qipu {args:?}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap()
+    common::scratch("book-tools", name)
 }
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-/// A PGN of `copies` games of each (moves in ICCS, result).
-fn pgn(games: &[(&str, usize, &str)]) -> String {
-    let mut out = String::new();
-    for &(moves, copies, result) in games {
-        let mut text = String::new();
-        for (i, m) in moves.split_whitespace().enumerate() {
-            if i % 2 == 0 {
-                text.push_str(&format!("{}. ", i / 2 + 1));
-            }
-            text.push_str(m);
-            text.push(' ');
-        }
-        for _ in 0..copies {
-            out.push_str(&format!("[Result \"{result}\"]\n{text}{result}\n\n"));
-        }
-    }
-    out
-}
-
-/// `qipu book` of the games into `dir/name`: weights = games, every ply, every move of one
-/// game or more, with `extra` flags.
-fn book_of(dir: &Path, name: &str, format: &str, games: &str, extra: &[&str]) -> PathBuf {
-    let file = dir.join(format!("{name}.pgn"));
-    std::fs::write(&file, games).unwrap();
-    let out = dir.join(name);
-    let mut args = vec![
-        "book",
-        s(&file),
-        "--format",
-        format,
-        "--weights",
-        "games",
-        "--max-ply",
-        "0",
-        "--min-games",
-        "1",
-        "--out",
-        s(&out),
-    ];
+/// `qipu book PGN --tree` into a qipu book at `out`: every line of the PGN's tree a game,
+/// [`EVERY_MOVE`], with `extra` flags.
+fn tree_book(pgn: &Path, out: &Path, extra: &[&str]) {
+    let mut args = vec!["book", s(pgn), "--tree", "--format", "qipu"];
+    args.extend_from_slice(&EVERY_MOVE);
+    args.extend_from_slice(&["--out", s(out)]);
     args.extend_from_slice(extra);
     qipu_ok(&args);
-    out
 }
 
 /// One row of `qipu book dump`.
@@ -224,24 +168,8 @@ fn convert_round_trips_are_byte_identical() {
         let book = book_of(&dir, name, format, &games, &[]);
         let q = dir.join(format!("{name}.qbk"));
         let back = dir.join(format!("back-{name}"));
-        qipu_ok(&[
-            "book",
-            "convert",
-            s(&book),
-            "--format",
-            "qipu",
-            "--out",
-            s(&q),
-        ]);
-        qipu_ok(&[
-            "book",
-            "convert",
-            s(&q),
-            "--format",
-            format,
-            "--out",
-            s(&back),
-        ]);
+        convert_book(&book, "qipu", &q);
+        convert_book(&q, format, &back);
         assert_same_bytes(&book, &back);
         let (orig, conv) = (dump(&book, &[]), dump(&q, &[]));
         assert!(!orig.is_empty());
@@ -259,24 +187,8 @@ fn elephanteye_book_round_trips_and_merges_with_itself() {
     let dir = scratch("eleeye");
     let q = dir.join("e.qbk");
     let back = dir.join("back.dat");
-    qipu_ok(&[
-        "book",
-        "convert",
-        s(&book),
-        "--format",
-        "qipu",
-        "--out",
-        s(&q),
-    ]);
-    qipu_ok(&[
-        "book",
-        "convert",
-        s(&q),
-        "--format",
-        "eleeye",
-        "--out",
-        s(&back),
-    ]);
+    convert_book(&book, "qipu", &q);
+    convert_book(&q, "eleeye", &back);
     assert_same_bytes(&book, &back);
     let twice = dir.join("twice.dat");
     let b = s(&book);
@@ -300,19 +212,7 @@ fn elephanteye_book_round_trips_and_merges_with_itself() {
     let pgn = dir.join("e.pgn");
     std::fs::write(&pgn, qipu_ok(&["book", "dump", b, "--pgn"])).unwrap();
     let again = dir.join("again.qbk");
-    qipu_ok(&[
-        "book",
-        s(&pgn),
-        "--tree",
-        "--format",
-        "qipu",
-        "--max-ply",
-        "0",
-        "--min-games",
-        "1",
-        "--out",
-        s(&again),
-    ]);
+    tree_book(&pgn, &again, &[]);
     let moves = |rows: Vec<Row>| -> Vec<(String, String)> {
         let reached: Vec<Row> = rows.into_iter().filter(|r| !r.fen.is_empty()).collect();
         canonical(reached)
@@ -608,20 +508,7 @@ fn bad_input_fails_naming_the_file_and_leaves_no_output() {
         fails_naming(&["book", "dump", s(b)], b, &out);
     }
     // a Janggi book into BOOK.DAT (or .obk): only qipu books hold Janggi positions
-    let janggi = dir.join("janggi.qbk");
-    let pgn = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/formats/janggi-pychess.pgn");
-    qipu_ok(&[
-        "book",
-        s(&pgn),
-        "--variant",
-        "janggi",
-        "--format",
-        "qipu",
-        "--min-games",
-        "1",
-        "--out",
-        s(&janggi),
-    ]);
+    let janggi = janggi_book(&dir);
     for format in ["eleeye", "obk"] {
         let out = dir.join(format!("janggi.{format}"));
         let convert = [
@@ -645,6 +532,53 @@ fn bad_input_fails_naming_the_file_and_leaves_no_output() {
         .collect();
     left.sort();
     assert!(left.is_empty(), "{left:?}");
+}
+
+/// A BOOK.DAT record no line from the start reaches (MAKEBOOK kept it, not the moves leading
+/// to it) merges with another book's entry for the same position, as ElephantEye, which keys
+/// a position by its lock alone, reads them: one record, not two of the same lock and move.
+#[test]
+fn a_loose_book_dat_record_merges_with_the_position_another_book_reaches() {
+    let dir = scratch("loose");
+    // Two move orders to one position Q (after h2e2 h9g7 b0c2 or b0c2 h9g7 h2e2), both won
+    // by Black: under MAKEBOOK's weights every move before Q sums -1 or +3 (< the ratio 4),
+    // i9h9 at Q sums 3 + 3 = 6: weight 6 / 4 = 1, Q's only record, reached by no line.
+    let orders = [
+        ("h2e2 h9g7 b0c2 i9h9", 1, "0-1"),
+        ("b0c2 h9g7 h2e2 i9h9", 1, "0-1"),
+    ];
+    let file = dir.join("orders.pgn");
+    std::fs::write(&file, pgn(&orders)).unwrap();
+    let a = dir.join("a.dat");
+    qipu_ok(&["book", s(&file), "--format", "eleeye", "--out", s(&a)]);
+    let v: serde_json::Value =
+        serde_json::from_str(&qipu_ok(&["book", "stats", s(&a), "--json"])).unwrap();
+    assert_eq!(
+        (v["records"].as_u64(), v["unreached"].as_u64()),
+        (Some(1), Some(1))
+    );
+    // B: the first order once, every move: the start's h2e2 and its mirror b2e2, h9g7,
+    // b0c2, and i9h9 at Q
+    let b = book_of(&dir, "b.dat", "eleeye", &pgn(&orders[..1]), &[]);
+    let out = dir.join("ab.dat");
+    let merge = ["book", "merge", s(&a), s(&b), "--format", "eleeye"];
+    let text = qipu_ok(&[&merge[..], &["--out", s(&out), "--json"]].concat());
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["records"], 5, "{v}");
+    let counts = |i: usize| {
+        let x = &v["inputs"][i];
+        (x["read"].as_u64(), x["kept"].as_u64(), x["merged"].as_u64())
+    };
+    assert_eq!(counts(0), (Some(1), Some(0), Some(1)), "{v}");
+    assert_eq!(counts(1), (Some(5), Some(4), Some(1)), "{v}");
+    // Q holds i9h9 once, weight 1 (each input's only move there, normalised: 1)
+    let rows = dump(&out, &[]);
+    let at_q: Vec<_> = rows
+        .iter()
+        .filter(|r| r.iccs == "i9h9" || r.iccs == "a9b9")
+        .collect();
+    assert_eq!(at_q.len(), 1, "{rows:?}");
+    assert_eq!(at_q[0].weight, 1);
 }
 
 /// (board and side to move, move) of a dump's rows that have a position.
@@ -685,21 +619,7 @@ fn dump_pgn_read_again_gives_the_same_tree() {
         let text = qipu_ok(&args);
         std::fs::write(&file, &text).unwrap();
         let out = dir.join(format!("{name}.qbk"));
-        qipu_ok(&[
-            "book",
-            s(&file),
-            "--tree",
-            "--format",
-            "qipu",
-            "--mirror",
-            "keep",
-            "--max-ply",
-            "0",
-            "--min-games",
-            "1",
-            "--out",
-            s(&out),
-        ]);
+        tree_book(&file, &out, &keep);
         tree_of(&dump(&out, &[]))
     };
     assert_eq!(reread(&[], "all"), tree_of(&rows));

@@ -4,6 +4,7 @@
 mod analyse;
 mod binfmt;
 mod book;
+mod book_extend;
 mod book_tools;
 mod common;
 mod copies;

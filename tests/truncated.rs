@@ -270,3 +270,52 @@ fn a_schema_15_database_gains_the_column() {
     assert_eq!(truncated_ply_of(&db, "Cut"), Some(5));
     assert_eq!(truncated_ply_of(&db, "Good One"), None);
 }
+
+/// `qipu book` from the same file learns from the cut game's first 4 plies, as the import
+/// keeps them; `--strict` leaves the game out whole. Counted by hand: the good games give 4
+/// and 2 records, the cut one c3c4 h9g7 b0c2 b9c7; no two share a (position, move), positions
+/// kept as reached.
+#[test]
+fn a_book_from_files_keeps_the_plies_before_a_bad_move() {
+    use qipu::{
+        book::Book,
+        rules::{AnyPosition, Move, Variant},
+    };
+    let (dir, pgn) = setup("book");
+    for (strict, games, truncated, rejected, records) in [(false, 3, 1, 0, 10), (true, 2, 0, 1, 6)]
+    {
+        let out = dir.path().join(format!("b-{strict}.qbk"));
+        let mut args = vec!["book", s(&pgn), "--format", "qipu", "--mirror", "keep"];
+        args.extend_from_slice(&crate::common::EVERY_MOVE);
+        args.extend_from_slice(&["--weights", "games", "--json", "--out", s(&out)]);
+        if strict {
+            args.push("--strict");
+        }
+        let o = qipu(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        // a game cut or rejected: exit 1, the book written from the rest
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["games"], games, "{v}");
+        assert_eq!(v["truncated"], truncated, "{v}");
+        assert_eq!(v["rejected"], rejected, "{v}");
+        assert_eq!(v["records"], records, "{v}");
+        assert!(err.contains("h2h9"), "{err}");
+        let book = Book::open(&out).unwrap();
+        let mut pos = AnyPosition::new(Variant::Xiangqi);
+        let mut line = Vec::new();
+        for m in ["c3c4", "h9g7", "b0c2", "b9c7"] {
+            line.push(
+                book.probe(&pos)
+                    .unwrap()
+                    .moves
+                    .iter()
+                    .any(|p| p.mv.to_string() == m),
+            );
+            pos.play(m.parse::<Move>().unwrap()).unwrap();
+        }
+        assert_eq!(line, [!strict; 4]);
+        // nothing after the bad move
+        assert!(book.probe(&pos).unwrap().moves.is_empty());
+    }
+}

@@ -7,7 +7,8 @@
 //! position, so that a kill at any moment loses only the positions in flight). The UCI
 //! protocol is `crate::engine`; the SQL is `crate::store::evals`. It does not touch the game
 //! statistics. [`records`] turns the evaluations game records carry into the same table's rows
-//! (no engine, no threads).
+//! (no engine, no threads); [`best`] asks one engine for its choice in single positions, with
+//! the answers cached in the same tables (`qipu book extend`).
 //!
 //! Positions: walking from each game's standard start through the stored moves, breadth
 //! first, every position with at least `min_games` games within `max_ply` plies — that is, the
@@ -22,6 +23,7 @@
 //! Resuming: what is stored deep enough (the asked depth; with `movetime`, anything) is not
 //! searched again; a deeper run replaces shallower scores.
 
+pub mod best;
 pub mod records;
 
 use std::{

@@ -294,15 +294,19 @@ impl Index {
         }
     }
 
+    /// The node of a position as it stands (not its mirror image's), if the book has one.
+    pub fn node<'c>(&self, c: &'c Contents, pos: &AnyPosition) -> Option<&'c Node> {
+        self.by_key.get(&pos.key()).and_then(|&i| c.nodes.get(i))
+    }
+
     /// The book moves of a position, as a probe finds them: its own node's, else its mirror
     /// image's (moves mirrored back).
     pub fn moves(&self, c: &Contents, pos: &AnyPosition) -> Vec<ProbeMove> {
-        if let Some(n) = self.by_key.get(&pos.key()).and_then(|&i| c.nodes.get(i)) {
+        if let Some(n) = self.node(c, pos) {
             return n.moves.clone();
         }
         mirror_position(pos)
-            .and_then(|m| self.by_key.get(&m.key()))
-            .and_then(|&i| c.nodes.get(i))
+            .and_then(|m| self.node(c, &m))
             .map(|n| {
                 n.moves
                     .iter()

@@ -7,7 +7,10 @@
 //! move and to its mirror image, as the builder does); into a target of positions as reached
 //! a mirror-merged input's record stands for the position and for its mirror image. Records of
 //! one input that fold onto the same (position, move) add up (weights, games, wins, draws,
-//! losses), so a mirrored entry is never counted twice.
+//! losses), so a mirrored entry is never counted twice. A record no line from the start
+//! reaches keeps its stored key; when another input reaches a position under that key (a
+//! `BOOK.DAT` keys a position by its lock1 alone), the record is that position's and merges
+//! with its entries.
 //!
 //! **The weight rule.** For a position, let input *i* (factor *fᵢ*: `--weight IN=W`,
 //! default 1) hold the weights *wᵢ(m)* with total *Tᵢ* (weights below 0 count 0). The merged weight of
@@ -144,6 +147,9 @@ pub trait Target: KeyScheme {
     const FORMAT: Format;
     /// The key of a record stored under `key` in this format's scheme.
     fn loose_key(key: u64) -> Self::Key;
+    /// The part of a key the file stores (a `BOOK.DAT` keeps an ElephantEye lock1 only),
+    /// which a record without a position shares with the positions it may belong to.
+    fn stored_key(key: Self::Key) -> u64;
     /// The key a record without a position keeps when it is stored under another format's
     /// key (qipu books only: record flags), `None` where the target cannot hold it.
     fn foreign_key(key: u64) -> Option<Self::Key> {
@@ -158,6 +164,9 @@ impl Target for EleeyeKeys {
         // the lock0 of an unknown position is unknown: 0 orders it first among its lock
         (u32::try_from(key).unwrap_or(u32::MAX), 0)
     }
+    fn stored_key(key: (u32, u32)) -> u64 {
+        u64::from(key.0)
+    }
 }
 
 impl Target for ObkKeys {
@@ -165,11 +174,17 @@ impl Target for ObkKeys {
     fn loose_key(key: u64) -> u64 {
         key
     }
+    fn stored_key(key: u64) -> u64 {
+        key
+    }
 }
 
 impl Target for QipuKeys {
     const FORMAT: Format = Format::Qipu;
     fn loose_key(key: u64) -> u64 {
+        key
+    }
+    fn stored_key(key: u64) -> u64 {
         key
     }
     fn foreign_key(key: u64) -> Option<u64> {
@@ -183,6 +198,8 @@ struct Folded<K> {
     /// `None`: the target's own scheme; else the format of a loose record kept as it is.
     foreign: Option<Format>,
     key: K,
+    /// A record without a position (of [`Contents::loose`]).
+    loose: bool,
     mv: Move,
     input: usize,
     weight: i64,
@@ -275,6 +292,7 @@ fn fold_input<S: Target>(
                 out.push(Folded {
                     foreign: None,
                     key: e.key,
+                    loose: false,
                     mv,
                     input,
                     weight: m.weight,
@@ -297,6 +315,7 @@ fn fold_input<S: Target>(
         out.push(Folded {
             foreign,
             key,
+            loose: true,
             mv: r.entry.mv,
             input,
             weight: r.entry.weight,
@@ -305,6 +324,30 @@ fn fold_input<S: Target>(
         });
     }
     no_position
+}
+
+/// Gives a record without a position, stored under the target's own scheme, the key of a
+/// position that another input reached under the same stored key (a `BOOK.DAT` keeps the
+/// lock1 alone: its loose records are keyed `(lock1, 0)`), so that it merges with that
+/// input's entries there as `BOOK.DAT` itself would. A stored key its own input reached is
+/// left as it is (its records there are not legal in that position: another position's).
+fn place_loose<S: Target>(all: &mut [Folded<S::Key>]) {
+    let mut reached: HashMap<u64, S::Key> = HashMap::new();
+    let mut own: std::collections::HashSet<(u64, usize)> = std::collections::HashSet::new();
+    for f in all.iter().filter(|f| !f.loose) {
+        let stored = S::stored_key(f.key);
+        reached.entry(stored).or_insert(f.key);
+        own.insert((stored, f.input));
+    }
+    for f in all.iter_mut().filter(|f| f.loose && f.foreign.is_none()) {
+        let stored = S::stored_key(f.key);
+        if own.contains(&(stored, f.input)) {
+            continue;
+        }
+        if let Some(&key) = reached.get(&stored) {
+            f.key = key;
+        }
+    }
 }
 
 fn scheme_rank(f: Option<Format>) -> u8 {
@@ -353,6 +396,7 @@ pub fn merge<S: Target>(
         summaries[i].dropped += unplaced;
         lost.no_position += unplaced;
     }
+    place_loose::<S>(&mut all);
     all.sort_unstable_by_key(|f| (scheme_rank(f.foreign), f.key, f.mv, f.input));
     // one input's entries that met: summed
     all.dedup_by(|b, a| {

@@ -5,8 +5,10 @@
 //! Building: [`build`] replays a stream of [`BookGame`]s under a format's [`KeyScheme`] and
 //! selects moves by [`BookOptions`]; the format's `write` stores the result, and [`write()`]
 //! does both for a [`Format`] chosen at run time. Reading: [`Book`] recognises the format from
-//! the content and probes positions. The module takes games from any iterator and never
-//! knows the store, the pipeline or the CLI.
+//! the content and probes positions; [`Contents`] reads one whole, for [`merge`] (and
+//! convert), and [`extend`] grows its lines with the moves a caller chooses (an engine's, in
+//! `qipu book extend`). The module takes games from any iterator and never knows the store,
+//! the pipeline or the CLI.
 //!
 //! ```
 //! use qipu::book::{build, eleeye::{self, EleeyeKeys}, Book, BookGame, BookOptions, Format};
@@ -30,6 +32,7 @@ pub mod board16;
 mod build;
 mod contents;
 pub mod eleeye;
+pub mod extend;
 pub mod merge;
 pub mod obk;
 mod obk_table;

@@ -65,7 +65,8 @@ pub struct AnalyseArgs {
     json: bool,
 }
 
-fn parse_option(s: &str) -> Result<(String, String), String> {
+/// Reads `--option NAME=VALUE`.
+pub(crate) fn parse_option(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((n, v)) if !n.trim().is_empty() => Ok((n.trim().to_string(), v.trim().to_string())),
         _ => Err(format!("`{s}`: expected NAME=VALUE")),

@@ -15,7 +15,7 @@ use crate::{
         self, BookError, BookGame, BookOptions, EngineEvals, ForSide, Format, MirrorMode, Weights,
     },
     explorer::{resolve_start, Filter},
-    formats::{read_path, replay, Game, MoveNode, Tags},
+    formats::{read_path, replay, replay_or_prefix, Game, MoveNode, Tags},
     rules::{AnyPosition, Color, Variant},
     store::Store,
 };
@@ -140,6 +140,10 @@ pub struct BookArgs {
     /// line only. With game files only.
     #[arg(long, conflicts_with = "db")]
     tree: bool,
+    /// Reject a game with a move that cannot be read or is illegal whole (by default its
+    /// moves before that one are kept, as `qipu import` keeps them). With game files only.
+    #[arg(long, conflicts_with = "db")]
+    strict: bool,
     /// Print the summary as one JSON document on stdout.
     #[arg(long)]
     json: bool,
@@ -244,6 +248,8 @@ fn games_from_store<'a>(
 struct FromFiles {
     /// Games (or, with `--tree`, lines) that could not be read or replayed.
     rejected: Cell<usize>,
+    /// Games (or lines) kept up to a bad move.
+    truncated: Cell<usize>,
     /// Games of the other variant.
     skipped: Cell<usize>,
     /// With `--tree`: records whose tree was walked, and the lines taken from them.
@@ -278,18 +284,33 @@ fn tree_lines(moves: &[MoveNode]) -> Vec<Vec<MoveNode>> {
 }
 
 /// The games of files and folders that the selection keeps, replayed (with `tree`, every
-/// line of each record); unreadable games are reported on stderr and counted in `tally`, as
-/// are games of the other variant.
+/// line of each record); unless `strict`, a game (line) with a bad move keeps its moves
+/// before it ([`replay_or_prefix`]). Unreadable and truncated games are reported on stderr
+/// and counted in `tally`, as are games of the other variant.
 fn games_from_paths<'a>(
     paths: &'a [PathBuf],
     variant: Variant,
-    tree: bool,
+    (tree, strict): (bool, bool),
     selection: &'a Selection,
     tally: &'a FromFiles,
 ) -> impl Iterator<Item = Result<BookGame, BookError>> + 'a {
     let reject = move |e: &dyn std::fmt::Display| {
         eprintln!("qipu: {e}");
         tally.rejected.set(tally.rejected.get() + 1);
+    };
+    let play = move |line: &Game| {
+        if strict {
+            return replay(line).map(|r| (r, None));
+        }
+        let (r, cut) = replay_or_prefix(line)?;
+        if let Some(e) = &cut {
+            eprintln!(
+                "qipu: {e} (truncated: its first {} plies kept)",
+                r.moves.len()
+            );
+            tally.truncated.set(tally.truncated.get() + 1);
+        }
+        Ok((r, cut))
     };
     paths
         .iter()
@@ -319,10 +340,11 @@ fn games_from_paths<'a>(
             let mut kept = None;
             for (i, moves) in lines.into_iter().enumerate() {
                 let line = Game { moves, ..g.clone() };
-                match replay(&line) {
+                match play(&line) {
                     // every line of a record starts where the record does: one decision
-                    Ok(r) if !*kept.get_or_insert_with(|| selection.keeps(&g.tags, &r.start)) => {}
-                    Ok(r) => out.push(Ok(BookGame {
+                    Ok((r, _))
+                        if !*kept.get_or_insert_with(|| selection.keeps(&g.tags, &r.start)) => {}
+                    Ok((r, _)) => out.push(Ok(BookGame {
                         start: r.start,
                         moves: r.moves,
                         result: g.tags.result,
@@ -358,7 +380,8 @@ fn no_games(args: &BookArgs, variant: Variant, selection: &Selection, tally: &Fr
 }
 
 /// Runs `qipu book`. Exit code 1 when some games could not be read or replayed (the book is
-/// written from the rest), or when no game is left to learn from (no file is written).
+/// written from the rest) or were kept only up to a bad move, or when no game is left to
+/// learn from (no file is written).
 pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
     let started = Instant::now();
     let (Some(_), Some(out)) = (args.format, &args.out) else {
@@ -421,7 +444,13 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
         }
         None => book::write(
             format,
-            games_from_paths(&args.paths, variant, args.tree, &selection, &tally),
+            games_from_paths(
+                &args.paths,
+                variant,
+                (args.tree, args.strict),
+                &selection,
+                &tally,
+            ),
             &opts,
             out,
         ),
@@ -446,6 +475,7 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
             "variant": variant.name(),
             "games": written.games,
             "rejected": tally.rejected.get(),
+            "truncated": tally.truncated.get(),
             "skipped": tally.skipped.get(),
             "positions": written.positions,
             "records": written.records,
@@ -470,6 +500,12 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
             tally.rejected.get(),
             tally.skipped.get()
         );
+        if tally.truncated.get() > 0 {
+            eprintln!(
+                "{} games kept up to a bad move (--strict rejects them)",
+                tally.truncated.get()
+            );
+        }
         if args.tree {
             eprintln!(
                 "{} lines from the variation trees of {} records, each line counted as a game",
@@ -490,7 +526,7 @@ pub fn book(args: &BookArgs) -> Result<ExitCode, CliError> {
             );
         }
     }
-    Ok(if tally.rejected.get() > 0 {
+    Ok(if tally.rejected.get() + tally.truncated.get() > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -1,5 +1,5 @@
 //! `qipu book convert`, `merge`, `dump` and `stats`: books read whole ([`Contents`]) and
-//! written again, or shown.
+//! written again, or shown (`extend` is `book_extend.rs`, on the helpers here).
 
 use std::{io::Write, path::PathBuf, process::ExitCode};
 
@@ -27,6 +27,9 @@ pub enum BookTool {
     Dump(DumpArgs),
     /// Positions, records, depth reached and the main lines of a book.
     Stats(StatsArgs),
+    /// Lines of the book that end before --plies continued with a UCI engine's best moves
+    /// (one search to --depth each, cached in --db), marked as engine moves.
+    Extend(super::book_extend::ExtendArgs),
 }
 
 /// Arguments of `qipu book convert`.
@@ -110,10 +113,11 @@ pub fn run(tool: &BookTool) -> Result<ExitCode, CliError> {
         BookTool::Merge(a) => merge_books(a),
         BookTool::Dump(a) => dump(a),
         BookTool::Stats(a) => stats(a),
+        BookTool::Extend(a) => super::book_extend::extend(a),
     }
 }
 
-fn format_of(f: FormatArg) -> Format {
+pub(super) fn format_of(f: FormatArg) -> Format {
     match f {
         FormatArg::Eleeye => Format::Eleeye,
         FormatArg::Obk => Format::Obk,
@@ -122,14 +126,14 @@ fn format_of(f: FormatArg) -> Format {
 }
 
 /// Opens and reads a book whole, the path in any error.
-fn read(path: &std::path::Path) -> Result<Contents, CliError> {
+pub(super) fn read(path: &std::path::Path) -> Result<Contents, CliError> {
     let ctx = |e| Context::new(path.display().to_string(), e);
     let b = Book::open(path).map_err(|e| super::probe::book_error(path, e))?;
     Contents::read(&b, &[]).map_err(|e| ctx(e).into())
 }
 
 /// Whether the target format holds the book's game; else an error naming the book.
-fn holds(format: Format, path: &std::path::Path, c: &Contents) -> Result<(), CliError> {
+pub(super) fn holds(format: Format, path: &std::path::Path, c: &Contents) -> Result<(), CliError> {
     if format != Format::Qipu && c.variant != Variant::Xiangqi {
         return Err(Context::new(
             path.display().to_string(),
@@ -159,24 +163,34 @@ fn merged(
     }
 }
 
-fn convert(a: &ConvertArgs) -> Result<ExitCode, CliError> {
-    let c = read(&a.input)?;
-    let format = format_of(a.format);
-    holds(format, &a.input, &c)?;
+/// Writes one book read whole as a book of `format` at `out` (replaced once complete), as
+/// `convert` does: a qipu target keeps the book's mirror handling. `None` (said on stderr)
+/// when nothing was left to write.
+pub(super) fn write_as(
+    c: &Contents,
+    format: Format,
+    out: &std::path::Path,
+) -> Result<Option<MergeWritten>, CliError> {
     let inputs = [merge::Input {
-        contents: &c,
+        contents: c,
         factor: 1.0,
     }];
     let mut opts = merge::MergeOptions::new(format, &inputs);
     if format == Format::Qipu {
-        // a convert keeps the input's mirror handling
         opts.mirror = if c.mirror_merged {
             MirrorMode::Merge
         } else {
             MirrorMode::Keep
         };
     }
-    let Some(w) = merged(book::write_merged(&inputs, &opts, &a.out), &a.out)? else {
+    merged(book::write_merged(&inputs, &opts, out), out)
+}
+
+fn convert(a: &ConvertArgs) -> Result<ExitCode, CliError> {
+    let c = read(&a.input)?;
+    let format = format_of(a.format);
+    holds(format, &a.input, &c)?;
+    let Some(w) = write_as(&c, format, &a.out)? else {
         return Ok(ExitCode::from(1));
     };
     report(&a.out, format, &[&a.input], &[&c], &w, a.json)

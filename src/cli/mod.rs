@@ -6,6 +6,7 @@
 
 mod analyse;
 mod book;
+mod book_extend;
 mod book_tools;
 mod convert;
 mod emit;

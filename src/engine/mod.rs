@@ -333,21 +333,43 @@ impl Engine {
             self.rank_base = RankBase::One;
         }
         for (name, value) in &spec.options {
-            let Some(real) = self
-                .options
-                .iter()
-                .find(|o| o.eq_ignore_ascii_case(name))
-                .cloned()
-            else {
-                return Err(self.error(None, ErrorKind::UnknownOption(name.clone())));
-            };
-            self.send(&format!("setoption name {real} value {value}"), None)?;
+            self.send_option(name, value)?;
         }
         self.ready(deadline, None)
     }
 
-    fn has_option(&self, name: &str) -> bool {
+    /// `setoption` for an option the engine has, in its own spelling.
+    fn send_option(&mut self, name: &str, value: &str) -> Result<(), EngineError> {
+        let Some(real) = self
+            .options
+            .iter()
+            .find(|o| o.eq_ignore_ascii_case(name))
+            .cloned()
+        else {
+            return Err(self.error(None, ErrorKind::UnknownOption(name.to_string())));
+        };
+        self.send(&format!("setoption name {real} value {value}"), None)
+    }
+
+    /// Whether the engine named this option in its handshake (any case).
+    pub fn has_option(&self, name: &str) -> bool {
         self.options.iter().any(|o| o.eq_ignore_ascii_case(name))
+    }
+
+    /// Sets an option the engine has (`setoption name N value V`, then `isready`), e.g. to fix
+    /// `Threads` and `Hash` after a start with the user's options.
+    ///
+    /// # Errors
+    /// [`ErrorKind::UnknownOption`] for an option it does not have; no `readyok` by
+    /// `deadline`, or a dead engine.
+    pub fn set_option(
+        &mut self,
+        name: &str,
+        value: &str,
+        deadline: Instant,
+    ) -> Result<(), EngineError> {
+        self.send_option(name, value)?;
+        self.ready(deadline, None)
     }
 
     /// The engine's name (`id name …`, else the file name).

@@ -36,4 +36,4 @@ pub use read::{
     chunks, chunks_of_bytes, read_bytes, read_path, BinaryReader, Chunk, GameNumbers, Placed,
     BINARY_READERS, PGN_CHUNK_BYTES,
 };
-pub use replay::{distinct_positions, replay, Replay};
+pub use replay::{distinct_positions, replay, replay_or_prefix, Replay};

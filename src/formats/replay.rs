@@ -37,6 +37,37 @@ pub fn replay(game: &Game) -> Result<Replay, GameError> {
     })
 }
 
+/// As [`replay`], but a game with a move of its main line that cannot be read or is illegal
+/// keeps the moves before it: the replay of that prefix, with the bad move's error (the
+/// positions it reached and its result are still true). What `qipu import` keeps of such a
+/// game unless `--strict`, and `qipu book` from game files likewise.
+///
+/// # Errors
+/// As [`replay`] for any other error, and when the very first move is bad (no move is left
+/// to keep).
+///
+/// ```
+/// use qipu::formats::{replay_or_prefix, Game, MoveNode, Source};
+/// use qipu::rules::Variant;
+/// let mut game = Game::new(Variant::Xiangqi, Source::default());
+/// game.moves = "h2e2 h9g7 h2h9 i9h9".split(' ').map(MoveNode::new).collect();
+/// let (kept, cut) = replay_or_prefix(&game)?; // h2h9: no piece on h2 any more
+/// assert_eq!((kept.moves.len(), cut.and_then(|e| e.ply)), (2, Some(3)));
+/// # Ok::<_, qipu::formats::GameError>(())
+/// ```
+pub fn replay_or_prefix(game: &Game) -> Result<(Replay, Option<GameError>), GameError> {
+    match replay(game) {
+        Ok(r) => Ok((r, None)),
+        Err(e) if matches!(e.kind, ErrorKind::BadMove(_)) && e.ply.is_some_and(|p| p > 1) => {
+            let kept = e.ply.map_or(0, |p| p - 1);
+            let mut prefix = game.clone();
+            prefix.moves.truncate(kept);
+            Ok((replay(&prefix)?, Some(e)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 fn replay_moves(game: &Game) -> Result<Replay, GameError> {
     if let Some((_, scheme)) = game
         .tags

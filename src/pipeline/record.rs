@@ -3,7 +3,7 @@
 //! SQL here.
 
 use crate::{
-    formats::{replay, ErrorKind, Game, GameError, Tags},
+    formats::{replay, replay_or_prefix, Game, GameError, Replay, Tags},
     store::{content_hash, copies::board_and_turn, GameRecord, PositionKey},
 };
 
@@ -30,7 +30,11 @@ impl GameRecord {
     /// assert!(long.heap_bytes() > r.heap_bytes());
     /// ```
     pub fn from_game(game: &Game, max_ply: usize) -> Result<GameRecord, GameError> {
-        let rep = replay(game)?;
+        Ok(GameRecord::from_replay(game, replay(game)?, max_ply))
+    }
+
+    /// The record of a game and its replay (of the whole main line, or of a prefix).
+    fn from_replay(game: &Game, rep: Replay, max_ply: usize) -> GameRecord {
         let positions = rep
             .positions(max_ply)
             .into_iter()
@@ -55,7 +59,7 @@ impl GameRecord {
             tags.date.as_deref(),
             result,
         );
-        Ok(GameRecord {
+        GameRecord {
             variant: game.variant,
             hash,
             source: game.source.clone(),
@@ -70,12 +74,13 @@ impl GameRecord {
             positions,
             opening_label: tags.opening_label(game.variant),
             truncated: None,
-        })
+        }
     }
 
     /// As [`GameRecord::from_game`], but a game with a move of its main line that cannot be
-    /// read or is illegal keeps its moves before it: the positions it reached and its result
-    /// are still true. The record then carries that move's error in `truncated`.
+    /// read or is illegal keeps its moves before it ([`replay_or_prefix`]): the positions it
+    /// reached and its result are still true. The record then carries that move's error in
+    /// `truncated`.
     ///
     /// # Errors
     /// As [`GameRecord::from_game`] for any other error, and when the very first move is bad
@@ -92,17 +97,10 @@ impl GameRecord {
     /// assert_eq!((r.moves.len(), r.truncated_ply()), (2, Some(3)));
     /// ```
     pub fn from_game_or_prefix(game: &Game, max_ply: usize) -> Result<GameRecord, GameError> {
-        match GameRecord::from_game(game, max_ply) {
-            Err(e) if matches!(e.kind, ErrorKind::BadMove(_)) && e.ply.is_some_and(|p| p > 1) => {
-                let kept = e.ply.map_or(0, |p| p - 1);
-                let mut prefix = game.clone();
-                prefix.moves.truncate(kept);
-                let mut r = GameRecord::from_game(&prefix, max_ply)?;
-                r.truncated = Some(Box::new(e));
-                Ok(r)
-            }
-            other => other,
-        }
+        let (rep, cut) = replay_or_prefix(game)?;
+        let mut r = GameRecord::from_replay(game, rep, max_ply);
+        r.truncated = cut.map(Box::new);
+        Ok(r)
     }
 }
 

@@ -149,3 +149,113 @@ pub fn start_server(config: qipu::web::Config) -> std::net::SocketAddr {
     std::thread::spawn(move || server.run());
     addr
 }
+
+/// A fresh scratch folder `area/name` under the target's temporary folder.
+pub fn scratch(area: &str, name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(area).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the qipu binary.
+pub fn qipu(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_qipu"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Runs qipu and wants success; its stdout.
+pub fn qipu_ok(args: &[&str]) -> String {
+    let o = qipu(args);
+    assert!(
+        o.status.success(),
+        "qipu {args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// A PGN of `copies` games of each (moves in ICCS, result).
+pub fn pgn_of(games: &[(&str, usize, &str)]) -> String {
+    let mut out = String::new();
+    for &(moves, copies, result) in games {
+        let mut text = String::new();
+        for (i, m) in moves.split_whitespace().enumerate() {
+            if i % 2 == 0 {
+                text.push_str(&format!("{}. ", i / 2 + 1));
+            }
+            text.push_str(m);
+            text.push(' ');
+        }
+        for _ in 0..copies {
+            out.push_str(&format!("[Result \"{result}\"]\n{text}{result}\n\n"));
+        }
+    }
+    out
+}
+
+/// The `qipu book` flags that take every move of every game: whole games (`--max-ply 0`), a
+/// move played once is enough (`--min-games 1`).
+pub const EVERY_MOVE: [&str; 4] = ["--max-ply", "0", "--min-games", "1"];
+
+/// `qipu book` of the PGN text `games` (written to `dir/name.pgn`) into `dir/name`: weights
+/// = games, [`EVERY_MOVE`], with `extra` flags.
+pub fn book_of(dir: &Path, name: &str, format: &str, games: &str, extra: &[&str]) -> PathBuf {
+    let file = dir.join(format!("{name}.pgn"));
+    std::fs::write(&file, games).unwrap();
+    let out = dir.join(name);
+    let (file, out_text) = (file.to_str().unwrap(), out.to_str().unwrap());
+    let mut args = vec!["book", file, "--format", format, "--weights", "games"];
+    args.extend_from_slice(&EVERY_MOVE);
+    args.extend_from_slice(&["--out", out_text]);
+    args.extend_from_slice(extra);
+    qipu_ok(&args);
+    out
+}
+
+/// `qipu book convert INPUT --format FORMAT --out OUT`, wanting success.
+pub fn convert_book(input: &Path, format: &str, out: &Path) {
+    let (input, out) = (input.to_str().unwrap(), out.to_str().unwrap());
+    qipu_ok(&["book", "convert", input, "--format", format, "--out", out]);
+}
+
+/// A qipu book of the Janggi games of `tests/data/formats/janggi-pychess.pgn` (moves of one
+/// game or more) at `dir/janggi.qbk`.
+pub fn janggi_book(dir: &Path) -> PathBuf {
+    let pgn = fixture("formats/janggi-pychess.pgn");
+    let out = dir.join("janggi.qbk");
+    let (pgn_text, out_text) = (pgn.to_str().unwrap(), out.to_str().unwrap());
+    let mut args = vec!["book", pgn_text, "--variant", "janggi", "--format", "qipu"];
+    args.extend_from_slice(&["--min-games", "1", "--out", out_text]);
+    qipu_ok(&args);
+    out
+}
+
+/// The fake UCI engine `tests/data/engine/fake-uci.sh`, copied to `dir` and made executable
+/// (a checkout may lose the mode bit).
+pub fn fake_engine(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let to = dir.join("fake-uci.sh");
+    std::fs::copy(fixture("engine/fake-uci.sh"), &to).unwrap();
+    std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755)).unwrap();
+    to
+}
+
+/// The real engine (`$QIPU_ENGINE`, else /usr/games/fairy-stockfish), or `None` with a
+/// message saying the test is skipped.
+pub fn real_engine() -> Option<PathBuf> {
+    let path = std::env::var_os("QIPU_ENGINE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/games/fairy-stockfish"));
+    if path.is_file() {
+        Some(path)
+    } else {
+        eprintln!(
+            "skipped: no UCI engine at {} (apt-get install fairy-stockfish; .ci/run installs it)",
+            path.display()
+        );
+        None
+    }
+}
