@@ -1,10 +1,16 @@
 //! The SQLite store: games and position→move statistics. The only module that knows SQL.
 //!
-//! Where things are: the values it takes and answers in `model.rs` (no SQL, no blob); each
-//! blob format in its own file with its frozen layout (`links.rs`, `summary.rs`,
-//! `ranges.rs`, `codec.rs` for moves, results and the content hash); every SQL statement in
-//! `sql.rs`; reading in `read.rs`, writing batches in `write.rs`, migrations in
-//! `migrate.rs`. The store does not replay games: the pipeline hands it finished
+//! Where things are: the values it takes and answers in `model.rs` (no SQL, no blob; how a
+//! game is counted in `model/counts.rs`); each blob format in its own file with its frozen
+//! layout (`links.rs`, `summary.rs`, `ranges.rs`, `lists.rs`, `codec.rs` for moves, results
+//! and the content hash; the buckets in `buckets.rs`, which writes them in
+//! `buckets/encode.rs`, walks their parts in `buckets/walk.rs`, answers from them in
+//! `buckets/sum.rs` and keeps the old formats only the migrations read in
+//! `buckets/legacy.rs`); every SQL statement in `sql.rs`; reading a position's rows in
+//! `read.rs`, the questions about a position in `read/position.rs`, stored games and
+//! whole-database reads in `read/games.rs`; writing batches in `write.rs`, the bulk load in
+//! `load.rs` (its value codes for files outside a database in `load/wire.rs`), migrations
+//! in `migrate.rs`. The store does not replay games: the pipeline hands it finished
 //! [`GameRecord`]s (built by `GameRecord::from_game` in `pipeline/record.rs`). It may use
 //! `formats` and `rules` (values, and replaying stored games in a migration), never the
 //! pipeline, the explorer or anything above.
