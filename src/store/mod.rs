@@ -82,7 +82,7 @@ pub use persons::{PersonsOutcome, Spelling};
 pub use read::GamesIter;
 pub use suggest::{SuggestedPerson, Suggestion};
 pub use summary::{LIST_MAX, TOP_KEPT};
-pub use write::{BatchOutcome, BatchTimings};
+pub use write::{BatchBytes, BatchOutcome, BatchTimings};
 
 /// Default depth limit: 40 plies (20 moves each) covers the opening and early middlegame. A
 /// database records the limit it was built with ([`Store::max_ply`]); the import and the
