@@ -8,12 +8,13 @@
 //! `buckets/sum.rs` and keeps the old formats only the migrations read in
 //! `buckets/legacy.rs`); every SQL statement in `sql.rs`; reading a position's rows in
 //! `read.rs`, the questions about a position in `read/position.rs`, stored games and
-//! whole-database reads in `read/games.rs`; writing batches in `write.rs`, the bulk load in
-//! `load.rs` (its value codes for files outside a database in `load/wire.rs`), migrations
-//! in `migrate.rs`. The store does not replay games: the pipeline hands it finished
-//! [`GameRecord`]s (built by `GameRecord::from_game` in `pipeline/record.rs`). It may use
-//! `formats` and `rules` (values, and replaying stored games in a migration), never the
-//! pipeline, the explorer or anything above.
+//! whole-database reads in `read/games.rs`; writing batches in `write.rs` (what a batch
+//! reports in `write/outcome.rs`), the bulk load in `load.rs` (its value codes for files
+//! outside a database in `load/wire.rs`), migrations in `migrate.rs`. The store does not
+//! replay games: the pipeline hands it finished [`GameRecord`]s (built by
+//! `GameRecord::from_game` in `pipeline/record.rs`). It may use `formats` and `rules`
+//! (values, and replaying stored games in a migration), never the pipeline, the explorer or
+//! anything above.
 //!
 //! The schema lives in `schema/*.sql` (forward migrations, applied in order; `PRAGMA
 //! user_version` is the number of the last one applied) and is described in `schema/README.md`.
