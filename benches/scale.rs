@@ -2,14 +2,18 @@
 //! made by qipu's own rules, and the store's filtered lookups timed on it.
 //!
 //! ```text
-//! cargo bench --bench scale -- pgn  N SEED OUT.pgn   the corpus as ICCS PGN (for `qipu import`)
+//! cargo bench --bench scale -- pgn  N SEED OUT.pgn [FROM]
+//!                                        the corpus as ICCS PGN (for `qipu import`): games
+//!                                        FROM..FROM+N (FROM 0 by default), so that the steps
+//!                                        of `bench-scale.sh --steps` are new games
 //! cargo bench --bench scale -- load N SEED DB        the same games imported from memory, with
 //!                                                    their speed and mode set (see below)
-//! cargo bench --bench scale -- query DB [REPS]       p50/p99 of the library calls: the
-//!                                                    store's filtered counts, then whole
-//!                                                    explores (every figure of the answer:
-//!                                                    top and latest games, first games,
-//!                                                    games after each move, history)
+//! cargo bench --bench scale -- query DB [REPS] [moves]
+//!                                        p50/p99 of the library calls: the store's filtered
+//!                                        counts, then whole explores (every figure of the
+//!                                        answer: top and latest games, first games, games
+//!                                        after each move, history); with `moves` the
+//!                                        filtered counts alone
 //! ```
 //!
 //! A game: a real opening (the first 4–20 plies of a game of the bundled sample, `data/`)
@@ -187,12 +191,14 @@ fn chunk(openings: &[Vec<Move>], seed: u64, from: u64, to: u64) -> Vec<Game> {
         .collect()
 }
 
-fn write_pgn(n: u64, seed: u64, path: &str) -> std::io::Result<()> {
+/// Games `first..first + n` of `seed` as PGN.
+fn write_pgn(first: u64, n: u64, seed: u64, path: &str) -> std::io::Result<()> {
     let openings = openings();
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     let started = Instant::now();
-    for from in (0..n).step_by(20_000) {
-        let games = chunk(&openings, seed, from, (from + 20_000).min(n));
+    let end = first + n;
+    for from in (first..end).step_by(20_000) {
+        let games = chunk(&openings, seed, from, (from + 20_000).min(end));
         let text: Vec<String> = games
             .par_iter()
             .map(|g| {
@@ -207,7 +213,7 @@ fn write_pgn(n: u64, seed: u64, path: &str) -> std::io::Result<()> {
     }
     f.flush()?;
     println!(
-        "generated {n} games (seed {seed}, {} openings) in {:.1} s",
+        "generated {n} games (seed {seed}, from game {first}, {} openings) in {:.1} s",
         openings.len(),
         started.elapsed().as_secs_f64()
     );
@@ -307,7 +313,8 @@ impl Runs {
     }
 }
 
-fn query(db: &str, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
+/// The library calls timed on `db`; `moves_only`: the store's filtered counts alone.
+fn query(db: &str, reps: usize, moves_only: bool) -> Result<(), Box<dyn std::error::Error>> {
     let store = Store::open_read_only(db)?;
     let mut pos = AnyPosition::new(Variant::Xiangqi);
     let mut at = Vec::new();
@@ -394,6 +401,9 @@ fn query(db: &str, reps: usize) -> Result<(), Box<dyn std::error::Error>> {
             runs.print(*ply, name);
         }
     }
+    if moves_only {
+        return Ok(());
+    }
     // One player's games (the most frequent name of the corpus) at the same positions.
     let Some(player) = store.players("player", 1)?.into_iter().next() else {
         return Ok(());
@@ -455,11 +465,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default)
     };
     match args.first().map(String::as_str) {
-        Some("pgn") if args.len() >= 4 => write_pgn(num(1, 1_000_000), num(2, 1), &args[3])?,
+        Some("pgn") if args.len() >= 4 => {
+            write_pgn(num(4, 0), num(1, 1_000_000), num(2, 1), &args[3])?
+        }
         Some("load") if args.len() >= 4 => load(num(1, 1_000_000), num(2, 1), &args[3])?,
-        Some("query") if args.len() >= 2 => query(&args[1], num(2, 200) as usize)?,
+        Some("query") if args.len() >= 2 => query(
+            &args[1],
+            num(2, 200) as usize,
+            args.get(3).is_some_and(|a| a == "moves"),
+        )?,
         _ => println!(
-            "usage: scale pgn N SEED OUT.pgn | scale load N SEED DB | scale query DB [REPS]"
+            "usage: scale pgn N SEED OUT.pgn [FROM] | scale load N SEED DB | scale query DB [REPS] [moves]"
         ),
     }
     Ok(())

@@ -15,8 +15,24 @@
 # Then `qipu serve` on the loaded database with wrk (scripts/bench-serve.sh, 16 connections,
 # the answer cache off, ${SERVE_SECS:-10} s each): /api/explore over the opening tree
 # unfiltered and with filters (SERVE=0 skips it; needs wrk).
+#
+# `--steps K` (issue 31): an import that grows one database instead. K steps of N new games
+# each (step k imports games (k-1)·N..k·N of the seed, so the K steps hold the first K·N games
+# of a one-shot run), each a `qipu import --timings` into the same file; per step one table
+# row: the games in the database after it (counted in the file), wall and CPU seconds
+# (user+sys, from /usr/bin/time -v: CPU is what holds on a loaded machine), games/s of wall
+# and of CPU, the file's bytes, its unused bytes (SQLite's dbstat: free space inside pages,
+# plus the free pages; read with python3's sqlite3), the peak RSS, and the worst p50 of the
+# library's filtered counts (the `query` table above, ${REPS:-50} runs each, wall and CPU).
+# Then per step the bytes the import's batches wrote by blob kind (`--timings`). Nothing
+# else runs in this mode. `bash scripts/bench-scale.sh --steps 5 200000`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+STEPS=0
+if [ "${1:-}" = --steps ]; then
+  STEPS=${2:?--steps needs a number}
+  shift 2
+fi
 N=${1:-1000000}
 SEED=${SEED:-1}
 dir=target/bench-scale
@@ -25,6 +41,97 @@ cargo build --release --quiet
 cargo bench --no-run --quiet --bench scale 2>/dev/null
 SCALE=$(ls -t target/release/deps/scale-* | grep -v '\.d$' | head -1)
 pgn=$dir/synthetic-$N-$SEED.pgn
+
+if [ "$STEPS" -gt 0 ]; then
+  db=$dir/steps-$N-$SEED.db
+  rm -f "$db" "$db"-wal "$db"-shm
+  echo "incremental import: $STEPS steps of $N games (seed $SEED) into $db"
+  for k in $(seq 1 "$STEPS"); do
+    from=$(( (k - 1) * N ))
+    step_pgn=$dir/synthetic-$N-$SEED-from$from.pgn
+    [ "$from" = 0 ] && step_pgn=$pgn
+    if [ ! -s "$step_pgn" ]; then "$SCALE" pgn "$N" "$SEED" "$step_pgn" "$from" >/dev/null; fi
+    /usr/bin/time -v -o "$dir/step$k.time" target/release/qipu import "$step_pgn" --db "$db" \
+      --json --timings > "$dir/step$k.json" 2> "$dir/step$k.timings"
+    "$SCALE" query "$db" "${REPS:-50}" moves > "$dir/step$k.query"
+    # The file as the import left it (checkpointed): its games, size and unused bytes.
+    python3 - "$db" > "$dir/step$k.dbstat" <<'PY'
+import json, os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+one = lambda q: c.execute(q).fetchone()
+pos = one("SELECT sum(pgsize), sum(unused) FROM dbstat WHERE name = 'positions'")
+print(json.dumps({
+    "games": one("SELECT count(*) FROM games")[0],
+    "bytes": os.path.getsize(sys.argv[1]),
+    "unused_in_pages": one("SELECT sum(unused) FROM dbstat")[0] or 0,
+    "free_pages_bytes": one("PRAGMA freelist_count")[0] * one("PRAGMA page_size")[0],
+    "positions_bytes": pos[0] or 0,
+    "positions_unused": pos[1] or 0,
+}))
+PY
+  done
+  python3 - "$dir" "$db" "$STEPS" "$N" <<'PY'
+import json, re, sys
+d, db, steps, per_step = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+
+def time_v(path):
+    t = open(path).read()
+    num = lambda name: float(re.search(re.escape(name) + r": ([\d.:]+)", t).group(1))
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", t).group(1)
+    secs = 0.0
+    for part in wall.split(":"):
+        secs = secs * 60 + float(part)
+    return secs, num("User time (seconds)") + num("System time (seconds)"), num("Maximum resident set size (kbytes)")
+
+def worst_p50(path):
+    # rows: "ply N <filter...> games p50 p99 cpu50 cpu99"
+    rows = [l.split() for l in open(path) if l.startswith("ply ")]
+    return max(float(r[-4]) for r in rows), max(float(r[-2]) for r in rows)
+
+def batches(path):
+    keys = ["ranges", "summary", "links", "buckets", "lists"]
+    total = dict.fromkeys(keys + ["busy_rows"], 0)
+    n = 0
+    for l in open(path):
+        m = re.search(r"wrote bytes: ranges (\d+), busy rows (\d+) \(summary (\d+), links (\d+), buckets (\d+)\), lists (\d+)", l)
+        if m:
+            n += 1
+            v = list(map(int, m.groups()))
+            for k, x in zip(["ranges", "busy_rows", "summary", "links", "buckets", "lists"], v):
+                total[k] += x
+    return n, total
+
+print(f"{'step':>4} {'games':>9} {'wall s':>8} {'CPU s':>8} {'CPU/1st':>7} {'games/s':>8} {'g/CPU s':>8} "
+      f"{'db bytes':>13} {'unused':>12} {'unused%':>7} {'RSS MiB':>8} {'p50 ms':>7} {'cpu p50':>7}")
+first_cpu = None
+rewritten = []
+for k in range(1, steps + 1):
+    r = json.load(open(f"{d}/step{k}.json"))
+    wall, cpu, rss = time_v(f"{d}/step{k}.time")
+    first_cpu = first_cpu or cpu
+    p50, cpu50 = worst_p50(f"{d}/step{k}.query")
+    st = json.load(open(f"{d}/step{k}.dbstat"))
+    games, size, free = st["games"], st["bytes"], st["free_pages_bytes"]
+    unused = st["unused_in_pages"] + free
+    pos_pages, pos_unused = st["positions_bytes"], st["positions_unused"]
+    if games != k * per_step or r["imported"] != per_step:
+        print(f"  step {k}: {r['imported']} imported, {r.get('duplicates')} duplicates, "
+              f"{r.get('merged_copies')} copies merged, {games} in the file: the steps' games are not all new")
+    print(f"{k:>4} {games:>9} {wall:>8.1f} {cpu:>8.1f} {cpu / first_cpu:>7.2f} {r['imported'] / wall:>8.0f} "
+          f"{r['imported'] / cpu:>8.0f} {size:>13} {unused:>12} {100 * unused / size:>6.1f}% {rss / 1024:>8.0f} "
+          f"{p50:>7.3f} {cpu50:>7.3f}")
+    rewritten.append((k, r["imported"], batches(f"{d}/step{k}.timings"), pos_pages or 0, pos_unused or 0, free))
+print("bytes the batches wrote per step (MB; per imported game in bytes), from `qipu import --timings`:")
+print(f"{'step':>4} {'batches':>7} {'ranges':>9} {'busy rows':>9} {'summary':>9} {'links':>9} {'buckets':>9} {'lists':>9} {'B/game':>8} {'positions MB':>12} {'its unused':>10} {'free MB':>8}")
+for k, imported, (n, t), pos_pages, pos_unused, free in rewritten:
+    mb = lambda x: x / 1e6
+    per = sum(t[x] for x in ["ranges", "summary", "links", "buckets", "lists"]) / max(imported, 1)
+    print(f"{k:>4} {n:>7} {mb(t['ranges']):>9.1f} {t['busy_rows']:>9} {mb(t['summary']):>9.1f} {mb(t['links']):>9.1f} "
+          f"{mb(t['buckets']):>9.1f} {mb(t['lists']):>9.1f} {per:>8.0f} {mb(pos_pages):>12.1f} {mb(pos_unused):>10.1f} {mb(free):>8.1f}")
+PY
+  exit 0
+fi
+
 if [ ! -s "$pgn" ]; then "$SCALE" pgn "$N" "$SEED" "$pgn"; fi
 pgn_bytes=$(stat -L -c %s "$pgn")
 echo "corpus: $N games, $pgn_bytes bytes of PGN ($pgn)"

@@ -251,7 +251,8 @@ fn print_timings(report: &ImportReport, checkpoint: Duration) {
         let t = &b.timings;
         eprintln!(
             "batch {i}: {} games, {} MB of input, sent at {:.2} ({}), written {:.2} to {:.2}: \
-             plan {:.2}, insert {:.2}, ranges {:.2}, busy {:.2}, players {:.2}, copies {:.2}, persons {:.2}, commit {:.2}",
+             plan {:.2}, insert {:.2}, ranges {:.2}, busy {:.2}, players {:.2}, copies {:.2}, persons {:.2}, commit {:.2}; \
+             wrote bytes: ranges {}, busy rows {} (summary {}, links {}, buckets {}), lists {}",
             b.games,
             b.input_bytes >> 20,
             s(b.sent),
@@ -265,7 +266,13 @@ fn print_timings(report: &ImportReport, checkpoint: Duration) {
             s(t.players),
             s(t.copies),
             s(t.persons),
-            s(t.commit)
+            s(t.commit),
+            t.written.ranges,
+            t.written.busy_rows,
+            t.written.summary,
+            t.written.links,
+            t.written.buckets,
+            t.written.lists
         );
     }
     eprintln!("final checkpoint: {:.2}", s(checkpoint));

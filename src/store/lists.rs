@@ -443,14 +443,15 @@ impl Store {
     /// transaction: `links` are all its games now, `new` the items of the games added or
     /// changed (a changed game's old item is replaced). A position of at most
     /// [`LISTS_FROM`] games keeps none; one that passes it gets its lists from its games.
+    /// Returns the bytes of the lists written (0 for none).
     pub(super) fn update_lists(
         &self,
         key: super::PositionKey,
         links: &[Link],
         new: Vec<Item>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<u64, StoreError> {
         if links.len() <= LISTS_FROM || !self.has_lists_table()? {
-            return self.write_lists(key, &mut []);
+            return self.write_lists_counted(key, &mut []);
         }
         let mut items = match self.stored_lists(key)? {
             Some(old) => {
@@ -482,7 +483,7 @@ impl Store {
                 items
             }
         };
-        self.write_lists(key, &mut items)
+        self.write_lists_counted(key, &mut items)
     }
 
     /// Replaces some games' items in a position's lists, if it keeps lists (a late richer
@@ -515,19 +516,29 @@ impl Store {
         key: super::PositionKey,
         items: &mut [Item],
     ) -> Result<(), StoreError> {
+        self.write_lists_counted(key, items).map(|_| ())
+    }
+
+    /// [`Store::write_lists`], returning the bytes of the lists written (0 for none).
+    fn write_lists_counted(
+        &self,
+        key: super::PositionKey,
+        items: &mut [Item],
+    ) -> Result<u64, StoreError> {
         if !self.has_lists_table()? {
-            return Ok(());
+            return Ok(0);
         }
         if items.len() <= LISTS_FROM {
             self.conn
                 .prepare_cached(DELETE_LISTS)?
                 .execute([key.to_rowid()])?;
-            return Ok(());
+            return Ok(0);
         }
+        let blob = encode(items);
         self.conn
             .prepare_cached(REPLACE_LISTS)?
-            .execute(rusqlite::params![key.to_rowid(), encode(items)])?;
-        Ok(())
+            .execute(rusqlite::params![key.to_rowid(), blob])?;
+        Ok(blob.len() as u64)
     }
 
     /// Builds every big busy position's lists from its games (schema 11's Rust step, and

@@ -1,13 +1,20 @@
 //! The SQLite store: games and position→move statistics. The only module that knows SQL.
 //!
-//! Where things are: the values it takes and answers in `model.rs` (no SQL, no blob); each
-//! blob format in its own file with its frozen layout (`links.rs`, `summary.rs`,
-//! `ranges.rs`, `codec.rs` for moves, results and the content hash); every SQL statement in
-//! `sql.rs`; reading in `read.rs`, writing batches in `write.rs`, migrations in
-//! `migrate.rs`. The store does not replay games: the pipeline hands it finished
-//! [`GameRecord`]s (built by `GameRecord::from_game` in `pipeline/record.rs`). It may use
-//! `formats` and `rules` (values, and replaying stored games in a migration), never the
-//! pipeline, the explorer or anything above.
+//! Where things are: the values it takes and answers in `model.rs` (no SQL, no blob; how a
+//! game is counted in `model/counts.rs`); each blob format in its own file with its frozen
+//! layout (`links.rs`, `summary.rs`, `ranges.rs`, `lists.rs`, `codec.rs` for moves, results
+//! and the content hash; the buckets in `buckets.rs`, which writes them in
+//! `buckets/encode.rs`, walks their parts in `buckets/walk.rs`, answers from them in
+//! `buckets/sum.rs` and keeps the old formats only the migrations read in
+//! `buckets/legacy.rs`); every SQL statement in `sql.rs`; reading a position's rows in
+//! `read.rs`, the questions about a position in `read/position.rs`, stored games and
+//! whole-database reads in `read/games.rs`; writing batches in `write.rs` (what a batch
+//! reports in `write/outcome.rs`), the bulk load in `load.rs` (its value codes for files
+//! outside a database in `load/wire.rs`), migrations in `migrate.rs`. The store does not
+//! replay games: the pipeline hands it finished [`GameRecord`]s (built by
+//! `GameRecord::from_game` in `pipeline/record.rs`). It may use `formats` and `rules`
+//! (values, and replaying stored games in a migration), never the pipeline, the explorer or
+//! anything above.
 //!
 //! The schema lives in `schema/*.sql` (forward migrations, applied in order; `PRAGMA
 //! user_version` is the number of the last one applied) and is described in `schema/README.md`.
@@ -76,7 +83,7 @@ pub use persons::{PersonsOutcome, Spelling};
 pub use read::GamesIter;
 pub use suggest::{SuggestedPerson, Suggestion};
 pub use summary::{LIST_MAX, TOP_KEPT};
-pub use write::{BatchOutcome, BatchTimings};
+pub use write::{BatchBytes, BatchOutcome, BatchTimings};
 
 /// Default depth limit: 40 plies (20 moves each) covers the opening and early middlegame. A
 /// database records the limit it was built with ([`Store::max_ply`]); the import and the

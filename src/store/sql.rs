@@ -98,7 +98,7 @@ pub(super) const THROUGH_BETWEEN: &str = "SELECT id, first, second, first_rating
     second_rating, result, date, event, ecco, first_formation, second_formation, variant, speed, mode, \
     termination FROM games WHERE id BETWEEN ?1 AND ?2 ORDER BY id";
 
-/// A whole stored game with its source path (see `read::stored_game`), by id.
+/// A whole stored game with its source path (see `read::games::stored_game`), by id.
 pub(super) const GAME_BY_ID: &str = "SELECT g.id, g.variant, s.path, g.source_index, g.event, \
     g.site, g.round, g.date, g.first, g.second, g.first_rating, g.second_rating, g.result, \
     g.ecco, g.opening, g.variation, g.first_formation, g.second_formation, g.start_fen, g.moves, \

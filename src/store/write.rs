@@ -1,4 +1,5 @@
-//! Writing import batches: games and their statistics in one transaction.
+//! Writing import batches: games and their statistics in one transaction. What a batch
+//! reports (its counts, timings and bytes written) is in `write/outcome.rs`.
 
 use std::{
     borrow::Cow,
@@ -29,47 +30,9 @@ use crate::{
     rules::Move,
 };
 
-/// What a batch did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BatchOutcome {
-    /// New games stored and counted.
-    pub imported: u64,
-    /// Games already in the database (or earlier in the batch), not counted again.
-    pub duplicates: u64,
-    /// Other copies of a stored game or of a game of the batch (see `store::copies`): not
-    /// stored as games; a richer copy gave the stored game its metadata.
-    pub merged: u64,
-    /// Busy positions whose sums took a richer copy's new facts as a delta (no other game
-    /// read).
-    pub copy_deltas: u64,
-    /// Busy positions counted again from all their games, a richer copy's delta not being
-    /// exact there (see `Summary::replace`): a measure of the copies' cost.
-    pub copy_recounts: u64,
-    /// Where the batch's time went.
-    pub timings: BatchTimings,
-}
+mod outcome;
 
-/// How long each step of a batch took (wall time of the writing thread), for `qipu import
-/// --timings`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct BatchTimings {
-    /// Sorting the batch's records out against the stored games (`store::copies`).
-    pub plan: Duration,
-    /// Inserting the new games and their facts.
-    pub insert: Duration,
-    /// Merging the touched range rows (read, merge, write) and promoting new busy positions.
-    pub ranges: Duration,
-    /// Merging the touched busy positions' rows and lists.
-    pub busy: Duration,
-    /// The player index.
-    pub players: Duration,
-    /// Richer copies taking over stored games.
-    pub copies: Duration,
-    /// Recomputing the persons of the player index (`store::persons`).
-    pub persons: Duration,
-    /// The commit (writing the WAL, and a checkpoint when SQLite runs one).
-    pub commit: Duration,
-}
+pub use outcome::{BatchBytes, BatchOutcome, BatchTimings};
 
 /// A new game's share of the position statistics.
 pub(super) struct Counted<'a> {
@@ -245,7 +208,8 @@ impl Store {
             }
         }
         out.timings.insert = clock.lap();
-        (out.timings.ranges, out.timings.busy) = self.add_positions(&counted)?;
+        (out.timings.ranges, out.timings.busy, out.timings.written) =
+            self.add_positions(&counted)?;
         clock.lap();
         self.index_players(&players)?;
         out.timings.players = clock.lap();
@@ -269,12 +233,14 @@ impl Store {
     /// independent) while the next is read; the positions that become busy, then the busy
     /// ones, follow. Runs inside the caller's transaction.
     ///
-    /// Returns how long the ranges (with the sort and the promotions) and the busy rows took.
+    /// Returns how long the ranges (with the sort and the promotions) and the busy rows took,
+    /// and the bytes written.
     pub(super) fn add_positions(
         &self,
         games: &[Counted<'_>],
-    ) -> Result<(Duration, Duration), StoreError> {
+    ) -> Result<(Duration, Duration, BatchBytes), StoreError> {
         let mut clock = Clock::start();
+        let mut written = BatchBytes::default();
         // One u128 per (position, game), sorted: each key's games together, in batch order
         // (which is id order).
         let mut touches: Vec<u128> =
@@ -294,7 +260,7 @@ impl Store {
         merge_in_order(
             || self.read_ranges(&groups, &mut next),
             |(r, gs)| merge_range(games, r, &groups[gs]),
-            |merged| self.write_ranges(games, merged, &mut busy),
+            |merged| self.write_ranges(games, merged, &mut busy, &mut written),
         )?;
         let ranges = clock.lap();
         // Busy positions are independent of each other.
@@ -304,9 +270,9 @@ impl Store {
             |(&(key, group), (summary, links, buckets))| {
                 merge_busy_row(games, key, group, summary, &links, buckets)
             },
-            |merged| self.write_busy_rows(merged),
+            |merged| self.write_busy_rows(merged, &mut written),
         )?;
-        Ok((ranges, clock.lap()))
+        Ok((ranges, clock.lap(), written))
     }
 
     /// The next part of the range rows touched (at most [`RANGE_PART`] rows), from the group
@@ -331,24 +297,26 @@ impl Store {
     }
 
     /// Writes merged range rows in key order, then counts the positions that became busy;
-    /// the busy positions touched are added to `busy`.
+    /// the busy positions touched are added to `busy`, the bytes written to `written`.
     fn write_ranges<'t>(
         &self,
         games: &[Counted<'_>],
         merged: Vec<MergedRange<'t>>,
         busy: &mut Vec<(PositionKey, &'t [u128])>,
+        written: &mut BatchBytes,
     ) -> Result<(), StoreError> {
         {
             let mut replace = self.conn.prepare_cached(sql::REPLACE_RANGE)?;
             for m in &merged {
                 for (start, blob) in &m.rows {
                     replace.execute(rusqlite::params![start, blob])?;
+                    written.ranges += blob.len() as u64;
                 }
             }
         }
         for m in merged {
             for (key, old, group) in m.promoted {
-                self.promote(games, key, &old, group)?;
+                self.promote(games, key, &old, group, written)?;
             }
             busy.extend(m.busy);
         }
@@ -363,6 +331,7 @@ impl Store {
         key: PositionKey,
         old: &[Link],
         group: &[u128],
+        written: &mut BatchBytes,
     ) -> Result<(), StoreError> {
         let new = new_games(games, group);
         let links: Vec<Link> = new.iter().map(|(l, _)| *l).collect();
@@ -376,9 +345,10 @@ impl Store {
                 .collect(),
         );
         add_all(&mut summary, &mut buckets, &new)?;
-        self.write_busy(key, &summary, &merged, &buckets)?;
+        let (s, l, b) = self.write_busy(key, &summary, &merged, &buckets)?;
+        written.busy_row(s, l, b);
         if merged.len() > LISTS_FROM {
-            self.update_lists(key, &merged, items_of(&new))?;
+            written.lists += self.update_lists(key, &merged, items_of(&new))?;
         }
         Ok(())
     }
@@ -413,23 +383,19 @@ impl Store {
         })
     }
 
-    /// Stores a busy position's own row.
+    /// Stores a busy position's own row; returns the bytes of its summary, links and buckets.
     pub(super) fn write_busy(
         &self,
         key: PositionKey,
         summary: &Summary,
         links: &[Link],
         buckets: &Buckets,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(usize, usize, usize), StoreError> {
+        let (summary, links, buckets) = (summary.encode(), encode_links(links), buckets.encode());
         self.conn
             .prepare_cached(sql::REPLACE_POSITION)?
-            .execute(rusqlite::params![
-                key.to_rowid(),
-                summary.encode(),
-                encode_links(links),
-                buckets.encode()
-            ])?;
-        Ok(())
+            .execute(rusqlite::params![key.to_rowid(), summary, links, buckets])?;
+        Ok((summary.len(), links.len(), buckets.len()))
     }
 
     /// The rows of some busy positions (each with its touches, as `add_positions` groups
@@ -454,8 +420,13 @@ impl Store {
             .collect()
     }
 
-    /// Replaces merged busy rows, in key order, and updates their lists.
-    fn write_busy_rows(&self, merged: Vec<MergedBusy>) -> Result<(), StoreError> {
+    /// Replaces merged busy rows, in key order, and updates their lists; the bytes written
+    /// are added to `written`.
+    fn write_busy_rows(
+        &self,
+        merged: Vec<MergedBusy>,
+        written: &mut BatchBytes,
+    ) -> Result<(), StoreError> {
         let mut replace = self.conn.prepare_cached(sql::REPLACE_POSITION)?;
         for m in merged {
             replace.execute(rusqlite::params![
@@ -464,8 +435,9 @@ impl Store {
                 m.links,
                 m.buckets
             ])?;
+            written.busy_row(m.summary.len(), m.links.len(), m.buckets.len());
             if let Some((links, items)) = m.lists {
-                self.update_lists(m.key, &links, items)?;
+                written.lists += self.update_lists(m.key, &links, items)?;
             }
         }
         Ok(())
