@@ -11,6 +11,8 @@ use std::{
 
 use serde_json::Value;
 
+use crate::common::{import_pgn, move_rows, pgn_game, run_ok as qipu};
+
 /// (Red, Black, moves, result) of the hand-made games.
 const GAMES: &[(&str, &str, &str, &str)] = &[
     ("胡榮華", "呂欽", "h2e2 h9g7", "1-0"),
@@ -39,25 +41,18 @@ const HU: &[&str] = &[
 const LU: &[&str] = &["呂欽", "廣東呂欽", "Lv Qin"];
 
 fn pgn() -> String {
-    let mut out = String::new();
-    for (i, (red, black, moves, result)) in GAMES.iter().enumerate() {
-        let moves: Vec<String> = moves
-            .split(' ')
-            .enumerate()
-            .map(|(j, m)| {
-                if j % 2 == 0 {
-                    format!("{}. {m}", j / 2 + 1)
-                } else {
-                    m.to_string()
-                }
-            })
-            .collect();
-        out.push_str(&format!(
-            "[Event \"Hand {i}\"]\n[Red \"{red}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n{} {result}\n\n",
-            moves.join(" ")
-        ));
-    }
-    out
+    GAMES
+        .iter()
+        .enumerate()
+        .map(|(i, (red, black, moves, result))| {
+            let event = format!("Hand {i}");
+            pgn_game(
+                &[("Event", &event), ("Red", red), ("Black", black)],
+                moves,
+                result,
+            )
+        })
+        .collect()
 }
 
 /// The expected answer for a person: (games, games as Red, games per first move), counted
@@ -77,33 +72,9 @@ fn expected(spellings: &[&str]) -> (u64, u64, BTreeMap<String, u64>) {
     (games, red, first)
 }
 
-fn qipu(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_qipu"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// A database of `GAMES`, imported by the binary (`extra`: more import flags).
 fn imported(dir: &Path, extra: &[&str]) -> PathBuf {
-    let file = dir.join("hand.pgn");
-    std::fs::write(&file, pgn()).unwrap();
-    let db = dir.join("hand.db");
-    let mut args = vec![
-        "import",
-        file.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-    ];
-    args.extend_from_slice(extra);
-    let (ok, _, err) = qipu(&args);
-    assert!(ok, "{err}");
-    db
+    import_pgn(dir, &pgn(), extra)
 }
 
 /// `qipu explore --player NAME [--side red] --json` at the start: (games, per move).
@@ -123,17 +94,7 @@ fn explore(db: &Path, player: &str, side: Option<&str>) -> (u64, BTreeMap<String
     let v: Value = serde_json::from_str(&out).unwrap();
     // Exit 1 is "nothing found": an answer of no game.
     assert_eq!(ok, v["games"].as_u64() != Some(0), "{player}: {err}");
-    let moves = v["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["move"].as_str().unwrap().to_string(),
-                m["games"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let moves = move_rows(&v, "games").into_iter().collect();
     (v["games"].as_u64().unwrap(), moves)
 }
 
