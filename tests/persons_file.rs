@@ -44,11 +44,11 @@ fn pgn() -> String {
 }
 
 /// A database of `GAMES`, imported by the binary.
-fn imported(dir: &Path) -> PathBuf {
+pub(crate) fn imported(dir: &Path) -> PathBuf {
     import_pgn(dir, &pgn(), &[])
 }
 
-fn json(args: &[&str]) -> Value {
+pub(crate) fn json(args: &[&str]) -> Value {
     let (ok, out, err) = qipu(args);
     assert!(ok, "{args:?}: {err}");
     serde_json::from_str(&out).unwrap()
@@ -107,7 +107,7 @@ fn suggest_proposes_homophones_that_never_met() {
 }
 
 /// `qipu players PATTERN --json`: (name, games, spellings) of each person.
-fn persons(db: &str, pattern: &str) -> Vec<(String, u64, usize)> {
+pub(crate) fn persons(db: &str, pattern: &str) -> Vec<(String, u64, usize)> {
     let v = json(&["players", pattern, "--db", db, "--json"]);
     v["players"]
         .as_array()
@@ -123,7 +123,7 @@ fn persons(db: &str, pattern: &str) -> Vec<(String, u64, usize)> {
         .collect()
 }
 
-fn one(name: &str, games: u64, spellings: usize) -> Vec<(String, u64, usize)> {
+pub(crate) fn one(name: &str, games: u64, spellings: usize) -> Vec<(String, u64, usize)> {
     vec![(name.to_string(), games, spellings)]
 }
 

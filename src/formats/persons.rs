@@ -6,7 +6,9 @@
 //! - a trailing rank (`5단`, `3급`, `9段`, `2級`) is the rank of the day, not the name;
 //! - a known place or team word in front (`上海胡榮華`, `廣東 許銀川`, `中華臺北 吳貴臨`:
 //!   `data/places.txt`) comes off, and so does any front part of two or more characters when
-//!   what is left is itself a name of two or more characters in the database;
+//!   what is left is itself a name of two or more characters in the database, written
+//!   without Latin letters (the front part may hold some: an event written into the name's
+//!   tag, `惠來大庚園杯全國冠軍賽 B組第三輪：廣東呂欽`; never in a pair, `伍霞+胡榮華`);
 //! - a name in Latin letters (`HU RongHua`, `Ronghua Hu`, `Lv Qin`, `Lü Qin`) is the hanzi
 //!   name that reads so in pinyin (any case, spacing, order; `ü`, `v` and `u` alike) when
 //!   exactly one person in the database reads so.
@@ -80,6 +82,10 @@ pub fn without_rank(name: &str) -> (&str, Option<&str>) {
     }
     (name, Some(t[body.len() - digits..].trim()))
 }
+
+/// What joins two players' names into one tag (`伍霞+胡榮華`, mixed doubles): such a
+/// name is never cut down to one of them.
+const PAIR_MARKS: [char; 6] = ['+', '&', '/', ',', '、', '，'];
 
 /// The place and team words, folded, longest first.
 fn places() -> &'static [String] {
@@ -368,9 +374,12 @@ pub fn persons_with(
             None => {}
         }
     }
-    // Any other front part, when the rest is a name of the database.
+    // Any other front part, when the rest is a name of the database written without Latin
+    // letters (the front part may hold some: an event written into the name's tag,
+    // `…B組第三輪：廣東呂欽`). A name in Latin letters alone is never cut, nor a pair
+    // (`伍霞+胡榮華`).
     for (n, b) in order.iter().zip(&bases) {
-        if !b.chars().all(|c| !c.is_ascii()) {
+        if b.is_ascii() || b.contains(PAIR_MARKS) {
             continue;
         }
         let starts: Vec<usize> = b.char_indices().map(|(i, _)| i).collect();
@@ -378,6 +387,9 @@ pub fn persons_with(
             let rest = &b[cut..];
             if rest.chars().count() < 2 {
                 break;
+            }
+            if rest.chars().any(|c| c.is_ascii()) {
+                continue;
             }
             if let Some(&other) = by_base.get(rest) {
                 g.auto(other, n.id);
