@@ -235,19 +235,26 @@ fn tag<'a>(text: &'a str, key: &str) -> &'a str {
 /// and is not a pair (`伍霞+胡榮華`, `呂欽 許銀川`).
 fn names_one(written: &str, person: &str) -> bool {
     let w: String = written.chars().filter(|c| !c.is_whitespace()).collect();
-    (w.ends_with(person) && !w.contains('+'))
-        || romanized(person)
+    let (hanzi, latin) = also(person);
+    (std::iter::once(&person)
+        .chain(hanzi)
+        .any(|h| w.ends_with(h))
+        && !w.contains('+'))
+        || latin
             .iter()
             .any(|r| w.eq_ignore_ascii_case(&r.replace(' ', "")))
 }
 
-/// The romanized spellings the ccpd files give these players (read off the files; the
-/// test's own list, not qipu's `data/players.tsv`).
-fn romanized(person: &str) -> &'static [&'static str] {
+/// The other spellings the ccpd files give these players: hanzi homophones and
+/// romanizations (read off the files with a plain Big5 scan; the test's own lists, not
+/// qipu's `data/players.tsv`).
+fn also(person: &str) -> (&'static [&'static str], &'static [&'static str]) {
     match person {
-        "胡榮華" => &["HU RongHua", "Hu Ronghua"],
-        "呂欽" => &["Lv Qin", "Lü Qin", "LV Qin"],
-        _ => &[],
+        "胡榮華" => (&[], &["HU RongHua", "Hu Ronghua"]),
+        "呂欽" => (&[], &["Lv Qin", "Lü Qin", "LV Qin"]),
+        "楊官璘" => (&["楊官嶙", "楊官麟", "楊官磷", "楊官轔"], &[]),
+        "卜鳳波" => (&["卜風波"], &[]),
+        _ => (&[], &[]),
     }
 }
 
@@ -257,14 +264,30 @@ fn romanized(person: &str) -> &'static [&'static str] {
 #[test]
 #[ignore = "needs ../shared (run by .ci/run)"]
 fn ccpd_masters_are_found_under_every_spelling() {
+    ccpd_persons(&["胡榮華", "呂欽"]);
+}
+
+/// The same for the hanzi homophones the ccpd files write two masters' names in (楊官璘 /
+/// 楊官嶙 / 楊官麟 / 楊官磷 / 楊官轔, 卜鳳波 / 卜風波): one person each, by qipu's own
+/// `data/players.tsv` (no rule joins homophones).
+#[test]
+#[ignore = "needs ../shared (run by .ci/run)"]
+fn ccpd_homophone_spellings_are_one_person() {
+    ccpd_persons(&["楊官璘", "卜鳳波"]);
+}
+
+/// Imports the ccpd files naming `people` and checks each person against the files: every
+/// stored game naming them (by [`names_one`]) is theirs, exactly (explore from the start,
+/// all and as Red; `qipu players`' games over every start), and at least 99% of the files'
+/// distinct games from the start, never more.
+fn ccpd_persons(people: &[&str]) {
     let Some(shared) = crate::common::shared_dir() else {
         panic!("no ../shared");
     };
-    let people = ["胡榮華", "呂欽"];
     let mut files = Vec::new();
     // Per person: the files' distinct games from the standard start (start, moves, result;
     // a short game also its names and date), all of them and as Red.
-    let mut distinct: Vec<(BTreeMap<String, bool>, u64)> = vec![Default::default(); 2];
+    let mut distinct: Vec<(BTreeMap<String, bool>, u64)> = vec![Default::default(); people.len()];
     let mut dirs = vec![shared.join("data/xiangqi/ccpd")];
     while let Some(p) = dirs.pop() {
         if p.is_dir() {
@@ -332,16 +355,22 @@ fn ccpd_masters_are_found_under_every_spelling() {
     // The stored games naming each person, counted from their names as stored.
     let store = qipu::store::Store::open_read_only(&db).unwrap();
     let start = qipu::rules::AnyPosition::new(qipu::rules::Variant::Xiangqi).key();
-    let mut stored = [(0u64, 0u64); 2];
+    let mut stored = vec![(0u64, 0u64); people.len()];
+    // Every start: the seats (a game per side) naming each person.
+    let mut seats = vec![0u64; people.len()];
     for g in store.games(qipu::rules::Variant::Xiangqi) {
         let g = g.unwrap();
+        let of =
+            |n: &Option<String>, person: &str| n.as_deref().is_some_and(|n| names_one(n, person));
+        for (i, person) in people.iter().enumerate() {
+            seats[i] +=
+                u64::from(of(&g.tags.first, person)) + u64::from(of(&g.tags.second, person));
+        }
         let from_start = qipu::rules::AnyPosition::from_fen(g.variant, &g.start_fen)
             .is_ok_and(|p| p.key() == start);
         if !from_start {
             continue;
         }
-        let of =
-            |n: &Option<String>, person: &str| n.as_deref().is_some_and(|n| names_one(n, person));
         for (i, person) in people.iter().enumerate() {
             let red = of(&g.tags.first, person);
             if red || of(&g.tags.second, person) {
@@ -365,6 +394,13 @@ fn ccpd_masters_are_found_under_every_spelling() {
         // and an event written before it, `…B組第三輪：廣東呂欽`), and at least 99% of the
         // files' distinct games, never more.
         assert_eq!((all, red), stored[i], "{person}");
+        let found = players(&db, person);
+        assert_eq!(
+            found[0]["games"].as_u64(),
+            Some(seats[i]),
+            "{person}: {found:?}"
+        );
+        assert_eq!(found[0]["name"], *person, "named by data/players.tsv");
         assert!(
             all * 100 >= in_files * 99 && all <= in_files,
             "{person}: {all} of {in_files}"

@@ -104,7 +104,8 @@ fn places() -> &'static [String] {
 }
 
 /// The folded name without its rank and without known place or team words in front
-/// (`上海 胡榮華` → `胡荣华`, `中國上海胡榮華` → `胡荣华`); at least two characters stay.
+/// (`上海 胡榮華` → `胡荣华`, `中國上海胡榮華` → `胡荣华`, a place's team `遼寧隊 卜鳳波` →
+/// `卜凤波`); at least two characters stay.
 ///
 /// ```
 /// use qipu::formats::persons::base;
@@ -117,6 +118,11 @@ pub fn base(name: &str) -> String {
     'strip: loop {
         for p in places() {
             if let Some(rest) = b.strip_prefix(p.as_str()) {
+                // A place's team: `遼寧隊 卜鳳波`.
+                let rest = rest
+                    .strip_prefix('队')
+                    .filter(|r| r.chars().count() >= 2)
+                    .unwrap_or(rest);
                 if rest.chars().count() >= 2 {
                     b = rest.to_string();
                     continue 'strip;
