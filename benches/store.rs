@@ -9,46 +9,20 @@ use std::time::Instant;
 
 use qipu::{
     explorer::{explore, line, Query},
-    formats::{Game, MoveNode, Source},
+    formats::Game,
     pipeline::{import, ImportOptions},
-    rules::{AnyPosition, Variant},
+    rules::Variant,
     store::Store,
 };
 
+mod common;
+
 fn generate(n: usize) -> Vec<Game> {
-    let mut state = 0x1234_5678_u64;
-    let mut rnd = move |k: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % k as u64) as usize
-    };
+    let mut rnd = common::XorShift(0x1234_5678);
     (0..n)
         .map(|i| {
-            let mut pos = AnyPosition::new(Variant::Xiangqi);
-            let mut g = Game::new(
-                Variant::Xiangqi,
-                Source {
-                    file: "generated".into(),
-                    index: i,
-                },
-            );
-            for ply in 0..(60 + rnd(60)) {
-                let mut legal = pos.legal_moves().to_vec();
-                if legal.is_empty() {
-                    break;
-                }
-                legal.sort();
-                // Narrow choice early so that openings are shared, as in real collections.
-                let m = legal[rnd(if ply < 8 {
-                    legal.len().min(4)
-                } else {
-                    legal.len()
-                })];
-                pos.play_unchecked(m);
-                g.moves.push(MoveNode::new(m.to_string()));
-            }
-            g
+            let plies = 60 + rnd.below(60);
+            common::random_game(&mut rnd, i, plies, 4)
         })
         .collect()
 }

@@ -8,12 +8,13 @@
 use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
-    process::Command,
     sync::Arc,
 };
 
 use qipu::web::{route, Config, Worker};
 use serde_json::Value;
+
+use crate::common::{import_file, import_pgn, pgn_game, run as qipu};
 
 /// A hand-made game: Red, Black, moves, result, date, event, Red's and Black's rating.
 pub(crate) struct G {
@@ -147,71 +148,30 @@ const LU: &[&str] = &["呂欽", "廣東呂欽"];
 fn pgn(games: &[G]) -> String {
     let mut out = String::new();
     for (i, g) in games.iter().enumerate() {
-        let moves: Vec<String> = g
-            .moves
-            .split(' ')
-            .enumerate()
-            .map(|(j, m)| {
-                if j % 2 == 0 {
-                    format!("{}. {m}", j / 2 + 1)
-                } else {
-                    m.to_string()
-                }
-            })
-            .collect();
-        let mut head = format!(
-            "[Round \"{i}\"]\n[Red \"{}\"]\n[Black \"{}\"]\n",
-            g.red, g.black
+        let (round, ratings) = (
+            i.to_string(),
+            [g.ratings.0, g.ratings.1].map(|r| r.map(|r| r.to_string()).unwrap_or_default()),
         );
-        for (tag, v) in [("Date", g.date), ("Event", g.event)] {
-            if !v.is_empty() {
-                head.push_str(&format!("[{tag} \"{v}\"]\n"));
-            }
-        }
-        for (tag, r) in [("RedElo", g.ratings.0), ("BlackElo", g.ratings.1)] {
-            if let Some(r) = r {
-                head.push_str(&format!("[{tag} \"{r}\"]\n"));
-            }
-        }
-        out.push_str(&format!(
-            "{head}[Result \"{}\"]\n\n{} {}\n\n",
+        out.push_str(&pgn_game(
+            &[
+                ("Round", &round),
+                ("Red", g.red),
+                ("Black", g.black),
+                ("Date", g.date),
+                ("Event", g.event),
+                ("RedElo", &ratings[0]),
+                ("BlackElo", &ratings[1]),
+            ],
+            g.moves,
             g.result,
-            moves.join(" "),
-            g.result
         ));
     }
     out
 }
 
-fn qipu(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_qipu"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn import(file: &Path, db: &Path) {
-    let (code, _, err) = qipu(&[
-        "import",
-        file.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-    ]);
-    assert_eq!(code, Some(0), "{err}");
-}
-
 /// A database of `GAMES`, imported by the binary.
 pub(crate) fn imported(dir: &Path) -> PathBuf {
-    let file = dir.join("hand.pgn");
-    std::fs::write(&file, pgn(GAMES)).unwrap();
-    let db = dir.join("hand.db");
-    import(&file, &db);
-    db
+    import_pgn(dir, &pgn(GAMES), &[])
 }
 
 /// `qipu player NAME --json` with more flags.
@@ -558,7 +518,7 @@ fn the_repertoire_pgn_reads_back() {
     }
     // `qipu import` reads one game per side: its main line is the most played line.
     let back = dir.path().join("rep.db");
-    import(&file, &back);
+    import_file(&file, &back, &[]);
     let (code, out, err) = qipu(&["explore", "--db", back.to_str().unwrap(), "--json"]);
     assert_eq!(code, Some(0), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();

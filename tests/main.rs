@@ -9,6 +9,7 @@ mod book_tools;
 mod common;
 mod copies;
 mod db_guard;
+mod decisions;
 mod dossier;
 mod e2e;
 mod exit_codes;

@@ -2,12 +2,11 @@
 //! (`--merge A B`, `--split NAME`), through the binary on hand-made games whose expected
 //! answers are worked out by hand in the comments.
 
-use std::{
-    path::{Path, PathBuf},
-    process::Command,
-};
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+
+use crate::common::{import_pgn, pgn_game, run_ok as qipu};
 
 /// (Red, Black, date, event) of the hand-made games.
 const GAMES: &[(&str, &str, &str, &str)] = &[
@@ -30,42 +29,26 @@ fn pgn() -> String {
     GAMES
         .iter()
         .map(|(red, black, date, event)| {
-            format!(
-                "[Event \"{event}\"]\n[Date \"{date}\"]\n[Red \"{red}\"]\n[Black \"{black}\"]\n\
-                 [Result \"1-0\"]\n\n1. h2e2 h9g7 1-0\n\n"
+            pgn_game(
+                &[
+                    ("Event", event),
+                    ("Date", date),
+                    ("Red", red),
+                    ("Black", black),
+                ],
+                "h2e2 h9g7",
+                "1-0",
             )
         })
         .collect()
 }
 
-fn qipu(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_qipu"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 /// A database of `GAMES`, imported by the binary.
-fn imported(dir: &Path) -> PathBuf {
-    let file = dir.join("hand.pgn");
-    std::fs::write(&file, pgn()).unwrap();
-    let db = dir.join("hand.db");
-    let (ok, _, err) = qipu(&[
-        "import",
-        file.to_str().unwrap(),
-        "--db",
-        db.to_str().unwrap(),
-    ]);
-    assert!(ok, "{err}");
-    db
+pub(crate) fn imported(dir: &Path) -> PathBuf {
+    import_pgn(dir, &pgn(), &[])
 }
 
-fn json(args: &[&str]) -> Value {
+pub(crate) fn json(args: &[&str]) -> Value {
     let (ok, out, err) = qipu(args);
     assert!(ok, "{args:?}: {err}");
     serde_json::from_str(&out).unwrap()
@@ -124,7 +107,7 @@ fn suggest_proposes_homophones_that_never_met() {
 }
 
 /// `qipu players PATTERN --json`: (name, games, spellings) of each person.
-fn persons(db: &str, pattern: &str) -> Vec<(String, u64, usize)> {
+pub(crate) fn persons(db: &str, pattern: &str) -> Vec<(String, u64, usize)> {
     let v = json(&["players", pattern, "--db", db, "--json"]);
     v["players"]
         .as_array()
@@ -140,7 +123,7 @@ fn persons(db: &str, pattern: &str) -> Vec<(String, u64, usize)> {
         .collect()
 }
 
-fn one(name: &str, games: u64, spellings: usize) -> Vec<(String, u64, usize)> {
+pub(crate) fn one(name: &str, games: u64, spellings: usize) -> Vec<(String, u64, usize)> {
     vec![(name.to_string(), games, spellings)]
 }
 

@@ -55,24 +55,12 @@ fn explore(db: &Path, moves: &[&str]) -> (u64, u64, u64, u64, Vec<(String, u64)>
     let o = qipu(&args);
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
     let n = |k: &str| v[k].as_u64().unwrap();
-    let mut rows: Vec<(String, u64)> = v["moves"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["move"].as_str().unwrap().to_string(),
-                m["games"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    rows.sort();
     (
         n("games"),
         n("first_wins"),
         n("draws"),
         n("second_wins"),
-        rows,
+        crate::common::move_rows(&v, "games"),
     )
 }
 

@@ -758,18 +758,7 @@ fn probe_route() {
         let v = request_to(addr, "GET", target).json();
         assert_eq!(v["book"], "BOOK.DAT");
         assert_eq!(v["format"], "eleeye");
-        let mut moves: Vec<(String, i64)> = v["moves"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| {
-                (
-                    m["move"].as_str().unwrap().into(),
-                    m["weight"].as_i64().unwrap(),
-                )
-            })
-            .collect();
-        moves.sort();
+        let moves = crate::common::move_rows(&v, "weight");
         assert_eq!(moves, vec![("c3c4".into(), 1), ("g3g4".into(), 1)]);
     }
     let v = request_to(addr, "GET", "/api/probe?moves=h2e2").json();

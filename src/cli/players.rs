@@ -4,7 +4,8 @@
 //! pick the name to give `explore --player` (any spelling finds the person's games). Reads
 //! the player index only; `--rebuild` recomputes the persons behind the names, `--suggest`
 //! lists candidate merges of homophone misspellings (never applied), and `--spellings FILE`,
-//! `--merge A B` and `--split NAME` record the user's decisions on persons first.
+//! `--merge A B` and `--split NAME` record the user's decisions on persons first;
+//! `--decisions` lists those decisions and `--forget N|NAME` removes one.
 
 use std::{io::Write, path::PathBuf, process::ExitCode, time::Instant};
 
@@ -12,8 +13,9 @@ use clap::Args;
 
 use super::CliError;
 use crate::{
+    explorer::no_player,
     formats::spellings,
-    store::{Store, SuggestedPerson},
+    store::{Decision, Store, SuggestedPerson},
 };
 
 /// Arguments of `qipu players`.
@@ -58,6 +60,17 @@ pub struct PlayersArgs {
     /// spelling file joins it (forgets the `--merge`s that name it).
     #[arg(long, value_name = "NAME")]
     split: Option<String>,
+    /// Forget one recorded decision (`--merge`, `--split` or a spelling file's line), by
+    /// its number in `--decisions` or by the name it joins or splits off; the persons are
+    /// recomputed without it.
+    #[arg(long, value_name = "N|NAME")]
+    forget: Option<String>,
+    /// List the recorded decisions instead, oldest first: number, kind (`merge`: NAME is
+    /// one person with PERSON; `split`: NAME is a person of its own) and origin (`--merge`,
+    /// `--split`, `FILE:LINE`). `--json`: `{"decisions": [{"id", "kind", "person", "name",
+    /// "origin"}]}`. qipu's own data/players.tsv is not listed (`--split` undoes a line).
+    #[arg(long)]
+    decisions: bool,
 }
 
 /// Runs `qipu players`: exit 1 when no player matches.
@@ -82,8 +95,10 @@ pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
     if args.suggest {
         return suggest(&store, args);
     }
+    if args.decisions {
+        return decisions(&store, args.json);
+    }
     let found = store.players(&args.pattern, args.limit)?;
-    let mut out = std::io::stdout().lock();
     if args.json {
         let doc = serde_json::json!({
             "players": found
@@ -97,15 +112,15 @@ pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
                 }))
                 .collect::<Vec<_>>(),
         });
-        serde_json::to_writer_pretty(&mut out, &doc)?;
-        writeln!(out)?;
+        print_json(&doc)?;
         return Ok(found_any(&found));
     }
+    let mut out = std::io::stdout().lock();
     for p in &found {
         let others: Vec<String> = p
             .spellings
             .iter()
-            .skip(1)
+            .filter(|s| s.name != p.name)
             .map(|s| format!("{} {}", s.name, s.games))
             .collect();
         if others.is_empty() {
@@ -126,6 +141,14 @@ pub fn players(args: &PlayersArgs) -> Result<ExitCode, CliError> {
     Ok(found_any(&found))
 }
 
+/// Prints one JSON document (pretty) on standard output.
+fn print_json(doc: &serde_json::Value) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, doc)?;
+    writeln!(out)?;
+    Ok(())
+}
+
 /// 0 when some player matched, 1 when none did (the rule of every command: nothing found).
 fn found_any<T>(found: &[T]) -> ExitCode {
     if found.is_empty() {
@@ -135,12 +158,33 @@ fn found_any<T>(found: &[T]) -> ExitCode {
     }
 }
 
-/// Applies `--spellings`, `--merge` and `--split`, each in its own transaction.
+/// The error for a name `--merge` or `--split` gives that is no player, naming the
+/// nearest persons (as `--player` does).
+fn known(store: &Store, what: &str, name: &str) -> Result<(), CliError> {
+    if store.is_player(name)? {
+        return Ok(());
+    }
+    Err(format!("{what}: {}", no_player(store, name)?).into())
+}
+
+/// Applies `--spellings`, `--merge`, `--split` and `--forget`, each in its own transaction.
 fn decide(args: &PlayersArgs) -> Result<(), CliError> {
-    if args.spellings.is_none() && args.merge.is_none() && args.split.is_none() {
+    if args.spellings.is_none()
+        && args.merge.is_none()
+        && args.split.is_none()
+        && args.forget.is_none()
+    {
         return Ok(());
     }
     let mut store = Store::open(&args.db)?;
+    if let Some(names) = args.merge.as_deref() {
+        for n in names {
+            known(&store, "--merge", n)?;
+        }
+    }
+    if let Some(name) = &args.split {
+        known(&store, "--split", name)?;
+    }
     let mut done = Vec::new();
     if let Some(file) = &args.spellings {
         let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -154,6 +198,11 @@ fn decide(args: &PlayersArgs) -> Result<(), CliError> {
     if let Some(name) = &args.split {
         done.push(("--split", store.split_player(name)?));
     }
+    if let Some(which) = &args.forget {
+        let (d, out) = store.forget_decision(which)?;
+        eprintln!("--forget: forgot decision {}: {}", d.id, decision_text(&d));
+        done.push(("--forget", out));
+    }
     for (what, out) in done {
         eprintln!(
             "{what}: {} names are {} persons ({} names changed person)",
@@ -161,6 +210,44 @@ fn decide(args: &PlayersArgs) -> Result<(), CliError> {
         );
     }
     Ok(())
+}
+
+/// A decision in words: `merge Lv Qin into 呂欽 (--merge)`.
+fn decision_text(d: &Decision) -> String {
+    if d.kind == "split" {
+        format!("split {} off ({})", d.name, d.origin)
+    } else {
+        format!("merge {} into {} ({})", d.name, d.person, d.origin)
+    }
+}
+
+/// `qipu players --decisions`: the recorded decisions, as text or JSON.
+fn decisions(store: &Store, json: bool) -> Result<ExitCode, CliError> {
+    let all = store.decisions()?;
+    if json {
+        let doc = serde_json::json!({
+            "decisions": all
+                .iter()
+                .map(|d| serde_json::json!({
+                    "id": d.id,
+                    "kind": d.kind,
+                    "person": d.person,
+                    "name": d.name,
+                    "origin": d.origin,
+                }))
+                .collect::<Vec<_>>(),
+        });
+        print_json(&doc)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut out = std::io::stdout().lock();
+    for d in &all {
+        writeln!(out, "{:>4}  {}", d.id, decision_text(d))?;
+    }
+    if all.is_empty() {
+        writeln!(out, "no decisions recorded")?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `first–last` years of a person, or `no dated game`.
@@ -184,7 +271,6 @@ fn person_json(p: &SuggestedPerson) -> serde_json::Value {
 /// `qipu players --suggest`: the candidate merges, as text or JSON.
 fn suggest(store: &Store, args: &PlayersArgs) -> Result<ExitCode, CliError> {
     let found = store.suggest_persons(args.limit)?;
-    let mut out = std::io::stdout().lock();
     if args.json {
         let doc = serde_json::json!({
             "suggestions": found
@@ -199,10 +285,10 @@ fn suggest(store: &Store, args: &PlayersArgs) -> Result<ExitCode, CliError> {
                 }))
                 .collect::<Vec<_>>(),
         });
-        serde_json::to_writer_pretty(&mut out, &doc)?;
-        writeln!(out)?;
+        print_json(&doc)?;
         return Ok(ExitCode::SUCCESS);
     }
+    let mut out = std::io::stdout().lock();
     for s in &found {
         writeln!(
             out,

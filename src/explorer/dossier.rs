@@ -159,7 +159,8 @@ pub struct FormationsJson {
 /// A player's dossier, as `qipu player --json` prints it and `GET /api/player` answers.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Dossier {
-    /// The person, named by their spelling with the most games.
+    /// The person, named as `qipu players` names them (a spelling file's name, else the
+    /// spelling with the most games).
     pub player: String,
     /// Every spelling, most games first.
     pub spellings: Vec<SpellingJson>,

@@ -55,7 +55,7 @@ pub use formations::{formation_counts, lists_formations, ExploreWithFormations, 
 pub use opening::{
     ecco_depth, ecco_name, name_position, opening_from_label, position_ply, Opening, ECCO_PLIES,
 };
-pub use person::with_person;
+pub use person::{no_player, with_person};
 pub use query::{
     mean_rating, parse_side, parse_speeds, parse_variant, resolve_start, Filter, GameFacts,
     PartialDate, Query, DEFAULT_MIN_GAMES, DEFAULT_TOP_GAMES, EXPLORE_RULES, MAX_LIMIT, MAX_NAME,

@@ -1,6 +1,6 @@
 //! The person a query's `player` names: every spelling of their name from the player index
 //! ([`Store::person`]), so that the filter takes any of them, or the error that the name is
-//! no player, naming the nearest ones ([`Store::nearest_players`]).
+//! no player, naming the nearest ones ([`Store::nearest_players`], [`no_player`]).
 
 use super::{Error, Filter};
 use crate::{formats::names::fold, store::Store};
@@ -36,8 +36,19 @@ pub fn with_person(store: &Store, filter: &Filter) -> Result<Filter, Error> {
     })
 }
 
-/// `no such player NAME; did you mean: A (N games), B (M games)?`
-pub(super) fn no_player(store: &Store, player: &str) -> Result<String, Error> {
+/// The message for a name that is no player, naming up to three nearest persons:
+/// `no such player NAME; did you mean: A (N games), B (M games)?` (as `--player`, the
+/// dossier and `qipu players --merge`/`--split` say it).
+///
+/// ```
+/// let store = qipu::store::Store::open_in_memory()?;
+/// assert_eq!(qipu::explorer::no_player(&store, "胡荣花")?, "no such player 胡荣花");
+/// # Ok::<_, qipu::explorer::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Store`] if the database fails.
+pub fn no_player(store: &Store, player: &str) -> Result<String, Error> {
     let near = store.nearest_players(player, NEAREST)?;
     let mut m = format!("no such player {player}");
     if !near.is_empty() {

@@ -6,7 +6,9 @@
 //! - a trailing rank (`5단`, `3급`, `9段`, `2級`) is the rank of the day, not the name;
 //! - a known place or team word in front (`上海胡榮華`, `廣東 許銀川`, `中華臺北 吳貴臨`:
 //!   `data/places.txt`) comes off, and so does any front part of two or more characters when
-//!   what is left is itself a name of two or more characters in the database;
+//!   what is left is itself a name of two or more characters in the database, written
+//!   without Latin letters (the front part may hold some: an event written into the name's
+//!   tag, `惠來大庚園杯全國冠軍賽 B組第三輪：廣東呂欽`; never in a pair, `伍霞+胡榮華`);
 //! - a name in Latin letters (`HU RongHua`, `Ronghua Hu`, `Lv Qin`, `Lü Qin`) is the hanzi
 //!   name that reads so in pinyin (any case, spacing, order; `ü`, `v` and `u` alike) when
 //!   exactly one person in the database reads so.
@@ -81,6 +83,10 @@ pub fn without_rank(name: &str) -> (&str, Option<&str>) {
     (name, Some(t[body.len() - digits..].trim()))
 }
 
+/// What joins two players' names into one tag (`伍霞+胡榮華`, mixed doubles): such a
+/// name is never cut down to one of them.
+const PAIR_MARKS: [char; 6] = ['+', '&', '/', ',', '、', '，'];
+
 /// The place and team words, folded, longest first.
 fn places() -> &'static [String] {
     static PLACES: OnceLock<Vec<String>> = OnceLock::new();
@@ -98,7 +104,8 @@ fn places() -> &'static [String] {
 }
 
 /// The folded name without its rank and without known place or team words in front
-/// (`上海 胡榮華` → `胡荣华`, `中國上海胡榮華` → `胡荣华`); at least two characters stay.
+/// (`上海 胡榮華` → `胡荣华`, `中國上海胡榮華` → `胡荣华`, a place's team `遼寧隊 卜鳳波` →
+/// `卜凤波`); at least two characters stay.
 ///
 /// ```
 /// use qipu::formats::persons::base;
@@ -111,6 +118,11 @@ pub fn base(name: &str) -> String {
     'strip: loop {
         for p in places() {
             if let Some(rest) = b.strip_prefix(p.as_str()) {
+                // A place's team: `遼寧隊 卜鳳波`.
+                let rest = rest
+                    .strip_prefix('队')
+                    .filter(|r| r.chars().count() >= 2)
+                    .unwrap_or(rest);
                 if rest.chars().count() >= 2 {
                     b = rest.to_string();
                     continue 'strip;
@@ -368,9 +380,12 @@ pub fn persons_with(
             None => {}
         }
     }
-    // Any other front part, when the rest is a name of the database.
+    // Any other front part, when the rest is a name of the database written without Latin
+    // letters (the front part may hold some: an event written into the name's tag,
+    // `…B組第三輪：廣東呂欽`). A name in Latin letters alone is never cut, nor a pair
+    // (`伍霞+胡榮華`).
     for (n, b) in order.iter().zip(&bases) {
-        if !b.chars().all(|c| !c.is_ascii()) {
+        if b.is_ascii() || b.contains(PAIR_MARKS) {
             continue;
         }
         let starts: Vec<usize> = b.char_indices().map(|(i, _)| i).collect();
@@ -378,6 +393,9 @@ pub fn persons_with(
             let rest = &b[cut..];
             if rest.chars().count() < 2 {
                 break;
+            }
+            if rest.chars().any(|c| c.is_ascii()) {
+                continue;
             }
             if let Some(&other) = by_base.get(rest) {
                 g.auto(other, n.id);

@@ -1,10 +1,16 @@
 //! The decisions on persons taken by hand, which every recomputation of the persons
 //! honours: qipu's own spelling file (`data/players.tsv`, compiled in) and the user's,
 //! recorded in `person_rules` (schema 17) by [`Store::apply_spellings`],
-//! [`Store::merge_players`] and [`Store::split_player`], each in one transaction that
-//! changes nothing when a decision would join two names that met in a game.
+//! [`Store::merge_players`] and [`Store::split_player`], listed by [`Store::decisions`] and
+//! undone by [`Store::forget_decision`], each change in one transaction that changes nothing
+//! when a decision would join two names that met in a game. Also owns the name a decision
+//! gives a person ([`Store::decided_names`]). Reads and writes `person_rules` only; the
+//! persons themselves are `persons.rs`'s.
 
-use std::{collections::HashMap, sync::OnceLock};
+use std::{
+    collections::{HashMap, HashSet},
+    sync::OnceLock,
+};
 
 use super::{persons::PersonsOutcome, sql, Store, StoreError};
 use crate::formats::{
@@ -13,42 +19,87 @@ use crate::formats::{
     spellings::{parse, SpellingLine},
 };
 
-/// qipu's own spelling file, folded: per line, the person then every spelling.
-fn shipped() -> &'static [Vec<String>] {
-    static LINES: OnceLock<Vec<Vec<String>>> = OnceLock::new();
+/// A line of qipu's own spelling file: the person's name as written, then every name of
+/// the line (the person's first), folded.
+struct ShippedLine {
+    person: String,
+    folded: Vec<String>,
+}
+
+/// qipu's own spelling file.
+fn shipped() -> &'static [ShippedLine] {
+    static LINES: OnceLock<Vec<ShippedLine>> = OnceLock::new();
     LINES.get_or_init(|| {
         parse(include_str!("../../data/players.tsv"), "data/players.tsv")
             .unwrap_or_default()
             .into_iter()
-            .map(|l| {
-                std::iter::once(&l.person)
+            .map(|l| ShippedLine {
+                folded: std::iter::once(&l.person)
                     .chain(&l.spellings)
                     .map(|n| fold(n))
-                    .collect()
+                    .collect(),
+                person: l.person,
             })
             .collect()
     })
 }
 
-/// A recorded decision (a row of `person_rules`).
-pub(super) struct Rule {
-    pub(super) id: i64,
-    kind: String,
-    person: String,
-    name: String,
-    origin: String,
+/// A decision on persons recorded in the database (a row of `person_rules`), as
+/// `qipu players --decisions` lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// Its number, for [`Store::forget_decision`].
+    pub id: i64,
+    /// `merge` (`name` is one person with `person`) or `split` (`name` is a person of its
+    /// own; `person` is the same name).
+    pub kind: String,
+    /// The name the person is named by, as given.
+    pub person: String,
+    /// The name joined to the person (or split off), as given.
+    pub name: String,
+    /// Where it came from: `--merge`, `--split` or a spelling file's `FILE:LINE`.
+    pub origin: String,
+}
+
+/// The names decisions give persons whose name is no stored player: per spelling-file
+/// line (the user's newest first, then qipu's own in file order) the line's person as
+/// written and the line's stored names, folded, that are not split off. A person holding
+/// all of a line's stored names is named by it ([`DecidedNames::name_of`]).
+#[derive(Clone, Debug, Default)]
+pub(super) struct DecidedNames {
+    lines: Vec<(String, Vec<String>)>,
+}
+
+impl DecidedNames {
+    /// The name of the person with these spellings (folded), if a line names them.
+    pub(super) fn name_of<'a>(&'a self, spellings: &[&str]) -> Option<&'a str> {
+        self.lines
+            .iter()
+            .find(|(_, names)| names.iter().all(|n| spellings.contains(&n.as_str())))
+            .map(|(person, _)| person.as_str())
+    }
 }
 
 /// The decisions by player id, and for each join the rule it came from (none for the
 /// shipped file's).
 pub(super) struct Decided {
     pub(super) decisions: Decisions,
-    pub(super) rules: Vec<Option<Rule>>,
+    pub(super) rules: Vec<Option<Decision>>,
 }
 
 impl Store {
-    /// Every recorded decision, oldest first; none before schema 17.
-    fn rules(&self) -> Result<Vec<Rule>, StoreError> {
+    /// Every recorded decision, oldest first (`qipu players --decisions`); none before
+    /// schema 17.
+    ///
+    /// ```
+    /// let store = qipu::store::Store::open_in_memory()?;
+    /// assert!(store.decisions()?.is_empty());
+    /// # Ok::<_, qipu::store::StoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn decisions(&self) -> Result<Vec<Decision>, StoreError> {
         let exists: i64 = self.conn.query_row(
             "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'person_rules'",
             [],
@@ -59,7 +110,7 @@ impl Store {
         }
         let mut stmt = self.conn.prepare_cached(sql::PERSON_RULES)?;
         let rows = stmt.query_map([], |r| {
-            Ok(Rule {
+            Ok(Decision {
                 id: r.get(0)?,
                 kind: r.get(1)?,
                 person: r.get(2)?,
@@ -76,6 +127,7 @@ impl Store {
         let mut d = Decisions::default();
         let mut rules = Vec::new();
         for line in shipped() {
+            let line = &line.folded;
             let Some(head) = line.iter().find_map(|n| ids.get(n)) else {
                 continue;
             };
@@ -88,8 +140,12 @@ impl Store {
             }
         }
         d.soft = d.joins.len();
-        for rule in self.rules()? {
-            let (p, n) = (ids.get(&fold(&rule.person)), ids.get(&fold(&rule.name)));
+        // A merge's person that is no stored name (a spelling file's first column): its
+        // names are joined to the first stored one of them.
+        let mut anchors: HashMap<String, i64> = HashMap::new();
+        for rule in self.decisions()? {
+            let person = fold(&rule.person);
+            let (p, n) = (ids.get(&person), ids.get(&fold(&rule.name)));
             match (rule.kind.as_str(), p, n) {
                 ("split", _, Some(&n)) => {
                     d.alone.insert(n);
@@ -99,6 +155,15 @@ impl Store {
                     d.joins.push((p, n));
                     rules.push(Some(rule));
                 }
+                ("merge", None, Some(&n)) => match anchors.get(&person) {
+                    Some(&a) => {
+                        d.joins.push((a, n));
+                        rules.push(Some(rule));
+                    }
+                    None => {
+                        anchors.insert(person, n);
+                    }
+                },
                 _ => {}
             }
         }
@@ -109,7 +174,7 @@ impl Store {
     }
 
     /// The error for a recorded decision that joins two names that met: naming the game.
-    pub(super) fn refusal(&self, rule: &Rule, r: &Refused) -> Result<StoreError, StoreError> {
+    pub(super) fn refusal(&self, rule: &Decision, r: &Refused) -> Result<StoreError, StoreError> {
         let mut stmt = self.conn.prepare_cached(sql::PLAYER_MEETINGS)?;
         let rows = stmt.query_map([r.met], |row| {
             Ok((
@@ -184,7 +249,7 @@ impl Store {
     /// The recorded decisions that name a folded name, either side, of a kind.
     fn naming(&self, folded: &[String], kind: &str) -> Result<Vec<i64>, StoreError> {
         Ok(self
-            .rules()?
+            .decisions()?
             .into_iter()
             .filter(|r| r.kind == kind)
             .filter(|r| folded.contains(&fold(&r.person)) || folded.contains(&fold(&r.name)))
@@ -223,6 +288,117 @@ impl Store {
             "--split".to_string(),
         )];
         self.decide(&add, &forget)
+    }
+
+    /// Whether a name is a stored player's (the whole folded name, as `--merge` and
+    /// `--split` take it).
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn is_player(&self, name: &str) -> Result<bool, StoreError> {
+        Ok(self
+            .conn
+            .prepare_cached(sql::PLAYER_OF_FOLDED)?
+            .exists([fold(name)])?)
+    }
+
+    /// `qipu players --forget N|NAME`: forgets one recorded decision, by its number
+    /// ([`Store::decisions`]) or by the name it joins or splits off (else the name it
+    /// names a person by), and recomputes the persons. Returns the decision forgotten.
+    ///
+    /// ```
+    /// let mut store = qipu::store::Store::open_in_memory()?;
+    /// assert!(store.forget_decision("1").is_err(), "no decision 1");
+    /// # Ok::<_, qipu::store::StoreError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`StoreError::Setting`] if no decision or several decisions are named so (nothing
+    /// changed); [`StoreError`] if SQLite fails.
+    pub fn forget_decision(
+        &mut self,
+        which: &str,
+    ) -> Result<(Decision, PersonsOutcome), StoreError> {
+        let all = self.decisions()?;
+        let chosen: Vec<&Decision> = match which.trim().parse::<i64>() {
+            Ok(n) => all.iter().filter(|d| d.id == n).collect(),
+            Err(_) => {
+                let f = fold(which);
+                let by_name: Vec<&Decision> = all.iter().filter(|d| fold(&d.name) == f).collect();
+                if by_name.is_empty() {
+                    all.iter().filter(|d| fold(&d.person) == f).collect()
+                } else {
+                    by_name
+                }
+            }
+        };
+        match chosen[..] {
+            [one] => {
+                let d = one.clone();
+                let out = self.decide(&[], &[d.id])?;
+                Ok((d, out))
+            }
+            [] => Err(StoreError::Setting(format!(
+                "--forget: no decision {which} (`qipu players --decisions` lists them)"
+            ))),
+            _ => {
+                let ids: Vec<String> = chosen.iter().map(|d| d.id.to_string()).collect();
+                Err(StoreError::Setting(format!(
+                    "--forget: {which} is in decisions {}; give one number",
+                    ids.join(", ")
+                )))
+            }
+        }
+    }
+
+    /// The names decisions give persons whose name is no stored player (see
+    /// [`DecidedNames`]): the user's spelling-file lines, newest first, then qipu's own.
+    pub(super) fn decided_names(&self) -> Result<DecidedNames, StoreError> {
+        let rules = self.decisions()?;
+        let split: HashSet<String> = rules
+            .iter()
+            .filter(|r| r.kind == "split")
+            .map(|r| fold(&r.name))
+            .collect();
+        // The user's lines: merges grouped by their person (folded), the newest first.
+        let mut user: Vec<(i64, String, Vec<String>)> = Vec::new();
+        for r in rules.iter().filter(|r| r.kind == "merge") {
+            let p = fold(&r.person);
+            match user.iter_mut().find(|u| u.2[0] == p) {
+                Some(u) => {
+                    u.0 = r.id;
+                    u.2.push(fold(&r.name));
+                }
+                None => user.push((r.id, r.person.clone(), vec![p, fold(&r.name)])),
+            }
+        }
+        user.sort_by_key(|u| std::cmp::Reverse(u.0));
+        let lines = user
+            .into_iter()
+            .map(|(_, person, names)| (person, names))
+            .chain(
+                shipped()
+                    .iter()
+                    .map(|l| (l.person.clone(), l.folded.clone())),
+            );
+        let mut stored = self.conn.prepare_cached(sql::PLAYER_OF_FOLDED)?;
+        let mut out = DecidedNames::default();
+        for (person, names) in lines {
+            // A stored name names its person itself (`Decisions::heads`).
+            if names.is_empty() || stored.exists([&names[0]])? {
+                continue;
+            }
+            let mut held: Vec<String> = Vec::new();
+            for n in names.into_iter().skip(1) {
+                if !split.contains(&n) && !held.contains(&n) && stored.exists([&n])? {
+                    held.push(n);
+                }
+            }
+            if !held.is_empty() {
+                out.lines.push((person, held));
+            }
+        }
+        Ok(out)
     }
 
     /// `qipu players --spellings FILE`: records each line's names as one person, named by

@@ -38,7 +38,8 @@ pub struct PersonGame {
 pub struct PersonName {
     /// The person's id (`players.person`).
     pub id: i64,
-    /// The spelling that names them, as written most often.
+    /// Their name: a spelling file's (see [`Store::players`]), else the spelling that names
+    /// them, as written most often.
     pub name: String,
 }
 
@@ -91,7 +92,8 @@ impl Store {
     }
 
     /// The persons behind some names as written (folded as the player index folds them), by
-    /// name; a name that is no player is left out.
+    /// name, each named as [`Store::players`] names them; a name that is no player is left
+    /// out.
     ///
     /// # Errors
     /// [`StoreError`] if SQLite fails.
@@ -115,6 +117,21 @@ impl Store {
                 .optional()?;
             if let Some(h) = head {
                 out.insert(name.to_string(), h);
+            }
+        }
+        // Each person once: the name a spelling file gives them, else their head's.
+        let decided = self.decided_names()?;
+        let mut named: HashMap<i64, String> = HashMap::new();
+        for p in out.values_mut() {
+            if let std::collections::hash_map::Entry::Vacant(e) = named.entry(p.id) {
+                let rows = self.spellings_of(p.id)?;
+                if rows.is_empty() {
+                    continue;
+                }
+                e.insert(Self::person_name(p.id, &rows, &decided));
+            }
+            if let Some(n) = named.get(&p.id) {
+                p.name.clone_from(n);
             }
         }
         Ok(out)

@@ -70,6 +70,7 @@ use std::{collections::HashMap, fmt, path::Path};
 use rusqlite::{Connection, OpenFlags};
 
 pub use codec::{content_hash, END_OF_GAME};
+pub use decisions::Decision;
 pub use dossier::{PersonGame, PersonName};
 pub use filter::{band_floor, rating_band, BucketFilter, Month};
 pub use guard::{APPLICATION_ID, WAL_KEPT_BYTES};

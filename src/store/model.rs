@@ -197,7 +197,8 @@ impl GameThrough {
 /// A person found by [`super::Store::players`]: a player under every spelling.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlayerRow {
-    /// The spelling with the most games, as written most often.
+    /// The name the person is shown by: the one a spelling file or `--merge` gives them, else
+    /// their spelling with the most games (as written most often).
     pub name: String,
     /// Games they played (either side, every spelling).
     pub games: u64,

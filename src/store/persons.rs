@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::{model::PlayerRow, sql, Store, StoreError};
+use super::{decisions::DecidedNames, model::PlayerRow, sql, Store, StoreError};
 use crate::formats::{
     names::fold,
     persons::{base, persons_with, Name},
@@ -33,6 +33,9 @@ pub struct PersonsOutcome {
     /// Players whose person changed.
     pub changed: usize,
 }
+
+/// A person: the id of the player that names them, and their players (ids, spellings).
+type PersonPlayers = (i64, Vec<(i64, Spelling)>);
 
 /// A row of the player table as the reads by person use it.
 pub(super) struct Player {
@@ -185,21 +188,38 @@ impl Store {
     /// place words come off (`中國呂欽` finds `呂欽`); none when it is no player. Most games
     /// first.
     pub(super) fn person_players(&self, player: &str) -> Result<Vec<(i64, Spelling)>, StoreError> {
+        Ok(self.person_of(player)?.map(|p| p.1).unwrap_or_default())
+    }
+
+    /// [`Store::person_players`] with the id of the player that names the person
+    /// (`players.person`); `None` when the name is no player.
+    fn person_of(&self, player: &str) -> Result<Option<PersonPlayers>, StoreError> {
         let folded = fold(player);
         let mut stmt = self.conn.prepare_cached(sql::PERSON_OF_FOLDED)?;
+        let mut head = None;
         let found: Vec<(i64, Spelling)> = stmt
             .query_map([&folded], |r| {
                 Ok((
-                    r.get(0)?,
+                    r.get::<_, i64>(0)?,
                     Spelling {
                         name: r.get(1)?,
                         games: games_of(r.get(3)?),
                     },
+                    r.get::<_, i64>(4)?,
                 ))
             })?
+            .map(|row| {
+                row.map(|(id, s, person)| {
+                    head = head.or(Some(person));
+                    (id, s)
+                })
+            })
             .collect::<Result<_, _>>()?;
-        if !found.is_empty() || folded.is_empty() {
-            return Ok(found);
+        if let Some(head) = head {
+            return Ok(Some((head, found)));
+        }
+        if folded.is_empty() {
+            return Ok(None);
         }
         let want = base(player);
         let all = self.all_players()?;
@@ -211,7 +231,7 @@ impl Store {
         heads.sort_unstable();
         heads.dedup();
         let [head] = heads[..] else {
-            return Ok(Vec::new());
+            return Ok(None);
         };
         let mut of: Vec<(i64, Spelling)> = all
             .into_iter()
@@ -227,11 +247,49 @@ impl Store {
             })
             .collect();
         of.sort_by(|a, b| b.1.games.cmp(&a.1.games).then(a.1.name.cmp(&b.1.name)));
-        Ok(of)
+        Ok(Some((head, of)))
     }
 
-    /// The person a name is (see [`Store::players`] for the rows): named by their spelling
-    /// with the most games, with every spelling; `None` when the name is no player.
+    /// The players (ids, spellings) of the person named by player `head`, most games first.
+    pub(super) fn spellings_of(&self, head: i64) -> Result<Vec<(i64, Spelling)>, StoreError> {
+        let mut of = self.conn.prepare_cached(sql::PERSON_SPELLINGS)?;
+        let rows = of.query_map([head], |r| {
+            Ok((
+                r.get(0)?,
+                Spelling {
+                    name: r.get(1)?,
+                    games: games_of(r.get(3)?),
+                },
+            ))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The name a person is shown by: the one a spelling file gives them when it is no
+    /// stored name ([`DecidedNames`]), else the spelling of `head` (the player that names
+    /// the person: a spelling file's first column or `--merge`'s first, else the spelling
+    /// with the most games), else the first spelling.
+    pub(super) fn person_name(
+        head: i64,
+        spellings: &[(i64, Spelling)],
+        decided: &DecidedNames,
+    ) -> String {
+        let folded: Vec<String> = spellings.iter().map(|s| fold(&s.1.name)).collect();
+        let folded: Vec<&str> = folded.iter().map(String::as_str).collect();
+        if let Some(name) = decided.name_of(&folded) {
+            return name.to_string();
+        }
+        spellings
+            .iter()
+            .find(|s| s.0 == head)
+            .or(spellings.first())
+            .map(|s| s.1.name.clone())
+            .unwrap_or_default()
+    }
+
+    /// The person a name is (see [`Store::players`] for the rows): named as
+    /// [`Store::players`] names them, with every spelling (most games first); `None` when
+    /// the name is no player.
     ///
     /// ```
     /// use qipu::formats::{Game, MoveNode, Source};
@@ -260,22 +318,26 @@ impl Store {
     /// # Errors
     /// [`StoreError`] if SQLite fails.
     pub fn person(&self, player: &str) -> Result<Option<PlayerRow>, StoreError> {
-        let spellings: Vec<Spelling> = self
-            .person_players(player)?
-            .into_iter()
-            .map(|(_, s)| s)
-            .collect();
-        Ok(spellings.first().map(|head| PlayerRow {
-            name: head.name.clone(),
+        let Some((head, rows)) = self.person_of(player)? else {
+            return Ok(None);
+        };
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let name = Self::person_name(head, &rows, &self.decided_names()?);
+        let spellings: Vec<Spelling> = rows.into_iter().map(|(_, s)| s).collect();
+        Ok(Some(PlayerRow {
+            name,
             games: spellings.iter().map(|s| s.games).sum(),
-            spellings: spellings.clone(),
+            spellings,
         }))
     }
 
     /// Persons with a name whose folded form contains the folded `pattern`, most games
-    /// first (then by name): each named by their spelling with the most games (or the one
-    /// a spelling file or `--merge` names them by), with their
-    /// games and every spelling (most games first). An empty pattern lists every person.
+    /// first (then by name): each named by the name a spelling file (qipu's own
+    /// `data/players.tsv` or the user's) or `--merge` gives them, else by their spelling
+    /// with the most games, with their games and every spelling (the naming one first,
+    /// then most games first). An empty pattern lists every person.
     ///
     /// ```
     /// use qipu::formats::{Game, MoveNode, Source};
@@ -296,8 +358,12 @@ impl Store {
     /// store.write_batch(&records)?;
     /// let found = store.players("ronghua", 10)?;
     /// assert_eq!(found.len(), 1);
-    /// // Named by the form written most often; a tie goes to the first in text order.
-    /// assert_eq!((found[0].name.as_str(), found[0].games), ("HU RONGHUA", 3));
+    /// // Named by qipu's own spelling file (`胡榮華<TAB>HU RongHua…`), though no game writes
+    /// // 胡榮華 so.
+    /// assert_eq!((found[0].name.as_str(), found[0].games), ("胡榮華", 3));
+    /// // Else by the form written most often; a tie goes to the first in text order.
+    /// let xu = store.players("tianhong", 10)?;
+    /// assert_eq!(xu[0].name, "Xu Tianhong");
     /// assert_eq!(found[0].spellings.len(), 2, "HU RONGHUA (Hu Ronghua) and 上海胡榮華");
     /// assert_eq!(store.players("", 10)?.len(), 3);
     /// # Ok::<_, qipu::store::StoreError>(())
@@ -314,32 +380,22 @@ impl Store {
                 Ok((r.get(0)?, r.get(1)?))
             })?
             .collect::<Result<_, _>>()?;
-        let mut of = self.conn.prepare_cached(sql::PERSON_SPELLINGS)?;
+        let decided = self.decided_names()?;
         let mut out = Vec::with_capacity(heads.len());
         for (head, games) in heads {
-            let mut rows: Vec<(i64, Spelling)> = of
-                .query_map([head], |r| {
-                    Ok((
-                        r.get(0)?,
-                        Spelling {
-                            name: r.get(1)?,
-                            games: games_of(r.get(3)?),
-                        },
-                    ))
-                })?
-                .collect::<Result<_, _>>()?;
+            let mut rows = self.spellings_of(head)?;
+            if rows.is_empty() {
+                continue;
+            }
             // The name that names the person first (a spelling file's first column).
             if let Some(i) = rows.iter().position(|r| r.0 == head) {
                 rows[..=i].rotate_right(1);
             }
-            let spellings: Vec<Spelling> = rows.into_iter().map(|r| r.1).collect();
-            let Some(first) = spellings.first() else {
-                continue;
-            };
+            let name = Self::person_name(head, &rows, &decided);
             out.push(PlayerRow {
-                name: first.name.clone(),
+                name,
                 games: games_of(games),
-                spellings,
+                spellings: rows.into_iter().map(|r| r.1).collect(),
             });
         }
         Ok(out)

@@ -210,11 +210,12 @@ pub(super) const GAME_PLAYERS: &str = "SELECT game, player FROM player_games";
 /// Sets a player's person (only when it changes).
 pub(super) const SET_PERSON: &str =
     "UPDATE players SET person = ?2 WHERE id = ?1 AND person IS NOT ?2";
-/// The players (id, name as written most often, folded name, games) that are one person
-/// with the player of a folded name, most games first.
-pub(super) const PERSON_OF_FOLDED: &str = "SELECT p.id, p.name, p.folded, p.games \
-    FROM players h JOIN players p ON p.person = h.person WHERE h.folded = ?1 \
-    UNION SELECT id, name, folded, games FROM players WHERE folded = ?1 \
+/// The players (id, name as written most often, folded name, games, person) that are one
+/// person with the player of a folded name, most games first.
+pub(super) const PERSON_OF_FOLDED: &str = "SELECT p.id, p.name, p.folded, p.games, \
+    coalesce(p.person, p.id) FROM players h JOIN players p ON p.person = h.person \
+    WHERE h.folded = ?1 \
+    UNION SELECT id, name, folded, games, coalesce(person, id) FROM players WHERE folded = ?1 \
     ORDER BY 4 DESC, 2";
 /// The players (id, name, folded name, games) of a person, most games first.
 pub(super) const PERSON_SPELLINGS: &str = "SELECT id, name, folded, games FROM players \

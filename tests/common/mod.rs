@@ -259,3 +259,85 @@ pub fn real_engine() -> Option<PathBuf> {
         None
     }
 }
+
+/// Runs the qipu binary ([`qipu`]): (exit code, standard output, standard error).
+pub fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = qipu(args);
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// [`run`] with whether it exited 0 for the code.
+pub fn run_ok(args: &[&str]) -> (bool, String, String) {
+    let (code, out, err) = run(args);
+    (code == Some(0), out, err)
+}
+
+/// One hand-made PGN game: the tags with a value (in order), the result tag, the moves
+/// (ICCS, space-separated) numbered, the result.
+pub fn pgn_game(tags: &[(&str, &str)], moves: &str, result: &str) -> String {
+    let mut out = String::new();
+    for (tag, value) in tags.iter().filter(|t| !t.1.is_empty()) {
+        out.push_str(&format!("[{tag} \"{value}\"]\n"));
+    }
+    let moves: Vec<String> = moves
+        .split_whitespace()
+        .enumerate()
+        .map(|(j, m)| {
+            if j % 2 == 0 {
+                format!("{}. {m}", j / 2 + 1)
+            } else {
+                m.to_string()
+            }
+        })
+        .collect();
+    out.push_str(&format!(
+        "[Result \"{result}\"]\n\n{} {result}\n\n",
+        moves.join(" ")
+    ));
+    out
+}
+
+/// Imports a PGN file into a database by the binary (`extra`: more import flags), which
+/// must exit 0.
+pub fn import_file(file: &Path, db: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "import",
+        file.to_str().unwrap(),
+        "--db",
+        db.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (code, _, err) = run(&args);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+/// A database `hand.db` in `dir` of a PGN text (written to `hand.pgn`), imported by the
+/// binary (`extra`: more import flags).
+pub fn import_pgn(dir: &Path, pgn: &str, extra: &[&str]) -> PathBuf {
+    let file = dir.join("hand.pgn");
+    std::fs::write(&file, pgn).unwrap();
+    let db = dir.join("hand.db");
+    import_file(&file, &db, extra);
+    db
+}
+
+/// The `moves` rows of an answer as (move, the number under `key`), sorted.
+pub fn move_rows(v: &serde_json::Value, key: &str) -> Vec<(String, u64)> {
+    let mut rows: Vec<(String, u64)> = v["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["move"].as_str().unwrap().to_string(),
+                m[key].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}

@@ -6,7 +6,7 @@
 use qipu::web::Config;
 use serde_json::json;
 
-use super::{cdp::Browser, chromium, shots, start_server};
+use super::{chromium, open_page, shots};
 
 #[test]
 #[ignore = "needs chromium (run by .ci/run)"]
@@ -14,13 +14,15 @@ fn the_page_shows_a_book_moves_wdl() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let url = start_server(Config {
-        books: vec![("W.qbk".to_string(), crate::web_books::qipu_book("E2E.qbk"))],
-        ..Config::default()
-    });
-    let mut b = Browser::launch(&chromium);
-    let s = b.open(&format!("{url}#variant=xiangqi&moves=h2e2"));
-    b.viewport(&s, 1300, 900, false);
+    let (mut b, s) = open_page(
+        &chromium,
+        Config {
+            books: vec![("W.qbk".to_string(), crate::web_books::qipu_book("E2E.qbk"))],
+            ..Config::default()
+        },
+        "variant=xiangqi&moves=h2e2",
+        (1300, 900),
+    );
     b.wait_for(
         &s,
         "!!document.querySelector('#books tr[data-book-move=\"h9g7\"]')",

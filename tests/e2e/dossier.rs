@@ -2,9 +2,7 @@
 //! their dossier, whose results as Red and as Black are the ones `tests/dossier.rs` counts
 //! from its hand-made games. Screenshot: `target/e2e/dossier.png`.
 
-use qipu::web::Config;
-
-use super::{cdp::Browser, chromium, shots, start_server};
+use super::{chromium, open_db_page, shots};
 use crate::dossier::{imported, mine, wdl};
 
 #[test]
@@ -15,13 +13,7 @@ fn a_name_in_the_game_list_opens_the_dossier() {
     };
     let dir = tempfile::tempdir().unwrap();
     let db = imported(dir.path());
-    let url = start_server(Config {
-        db: Some(db),
-        ..Config::default()
-    });
-    let mut b = Browser::launch(&chromium);
-    let s = b.open(&format!("{url}#variant=xiangqi"));
-    b.viewport(&s, 1200, 900, false);
+    let (mut b, s) = open_db_page(&chromium, db, (1200, 900));
     b.wait_for(
         &s,
         "!!document.querySelector('#games .player-link[data-player=\"胡榮華\"]')",

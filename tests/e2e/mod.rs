@@ -33,6 +33,30 @@ fn start_server(config: Config) -> String {
     format!("http://{}/", crate::common::start_server(config))
 }
 
+/// Serves `config` and opens its page in a new browser at `#HASH`, in a desktop viewport
+/// of `width` × `height`: (the browser, the page's session).
+fn open_page(
+    chromium: &std::path::Path,
+    config: Config,
+    hash: &str,
+    (width, height): (u32, u32),
+) -> (Browser, String) {
+    let url = start_server(config);
+    let mut b = Browser::launch(chromium);
+    let s = b.open(&format!("{url}#{hash}"));
+    b.viewport(&s, width, height, false);
+    (b, s)
+}
+
+/// [`open_page`] on a database's explorer, Xiangqi.
+fn open_db_page(chromium: &std::path::Path, db: PathBuf, size: (u32, u32)) -> (Browser, String) {
+    let config = Config {
+        db: Some(db),
+        ..Config::default()
+    };
+    open_page(chromium, config, "variant=xiangqi", size)
+}
+
 /// What the page shows: FEN, pieces on the board, rows of the move table, the line.
 fn snapshot(b: &mut Browser, s: &str) -> Value {
     b.eval(
@@ -55,10 +79,7 @@ fn board_moves_in_the_browser() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let url = start_server(Config::default());
-    let mut b = Browser::launch(&chromium);
-    let s = b.open(&format!("{url}#variant=xiangqi"));
-    b.viewport(&s, 1200, 900, false);
+    let (mut b, s) = open_page(&chromium, Config::default(), "variant=xiangqi", (1200, 900));
     b.wait_for(&s, "document.body.dataset.ready !== undefined", "the page");
     let before = snapshot(&mut b, &s);
     assert_eq!(before["fen"], START);
@@ -146,13 +167,7 @@ fn move_table_in_the_browser() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let url = start_server(Config {
-        db: Some(super::web::test_db("e2e")),
-        ..Config::default()
-    });
-    let mut b = Browser::launch(&chromium);
-    let s = b.open(&format!("{url}#variant=xiangqi"));
-    b.viewport(&s, 1200, 900, false);
+    let (mut b, s) = open_db_page(&chromium, super::web::test_db("e2e"), (1200, 900));
     b.wait_for(
         &s,
         "document.querySelectorAll('#moves tbody tr[data-move]').length > 0",
@@ -252,14 +267,16 @@ fn filters_books_history_and_the_url_in_the_browser() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let url = start_server(Config {
-        db: Some(super::web::test_db("e2e-filters")),
-        books: vec![("BOOK.DAT".to_string(), super::web::eleeye_book("E2E.DAT"))],
-        ..Config::default()
-    });
-    let mut b = Browser::launch(&chromium);
-    let s = b.open(&format!("{url}#variant=xiangqi"));
-    b.viewport(&s, 1300, 1400, false);
+    let (mut b, s) = open_page(
+        &chromium,
+        Config {
+            db: Some(super::web::test_db("e2e-filters")),
+            books: vec![("BOOK.DAT".to_string(), super::web::eleeye_book("E2E.DAT"))],
+            ..Config::default()
+        },
+        "variant=xiangqi",
+        (1300, 1400),
+    );
     wait_rows(&mut b, &s, &["h2e2", "c3c4"], "the move table");
     assert_eq!(
         b.eval(&s, "document.getElementById('wdl-head').textContent"),
@@ -555,13 +572,7 @@ fn answer_fields_in_the_browser() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let url = start_server(Config {
-        db: Some(super::web::test_db("e2e-fields")),
-        ..Config::default()
-    });
-    let mut b = Browser::launch(&chromium);
-    let s = b.open(&format!("{url}#variant=xiangqi"));
-    b.viewport(&s, 1300, 1200, false);
+    let (mut b, s) = open_db_page(&chromium, super::web::test_db("e2e-fields"), (1300, 1200));
     wait_rows(&mut b, &s, &["h2e2", "c3c4"], "the move table");
     let game = |id: u32, first: &str| json!({"id": id, "first": first, "second": "B", "result": "1-0", "date": "2001-02-03", "event": "Cup"});
     let answer = json!({
@@ -715,13 +726,7 @@ fn engine_evals_in_the_browser() {
             )
             .unwrap();
     }
-    let url = start_server(Config {
-        db: Some(db),
-        ..Config::default()
-    });
-    let mut b = Browser::launch(&chromium);
-    let s = b.open(&format!("{url}#variant=xiangqi"));
-    b.viewport(&s, 1300, 1000, false);
+    let (mut b, s) = open_db_page(&chromium, db, (1300, 1000));
     wait_rows(&mut b, &s, &["h2e2", "c3c4"], "the move table");
     b.wait_for(
         &s,

@@ -38,6 +38,8 @@ fn known_places_come_off() {
         ("黑龍江趙國榮", "赵国荣"),
         ("火車頭於幼華", "于幼华"),
         ("上  海 胡榮華", "胡荣华"),
+        ("遼寧隊 卜鳳波", "卜凤波"),
+        ("黑龍江隊 趙國榮", "赵国荣"),
         ("廣東　許銀川", "许银川"),
     ] {
         assert_eq!(base(written), person, "{written}");
@@ -99,6 +101,28 @@ fn spellings_of_masters_are_one_person() {
     assert_eq!(of(17), of(16));
     let distinct: std::collections::HashSet<i64> = p.values().copied().collect();
     assert_eq!(distinct.len(), 4);
+}
+
+/// ccpd files that write the event into the Red tag (`…B組第三輪：廣東呂欽`, 1 game each):
+/// the rest after the event is the stored name's; a Latin name is never cut.
+#[test]
+fn an_event_before_the_name_comes_off() {
+    let n = names(&[
+        ("呂欽", 410),
+        ("廣東呂欽", 430),
+        ("惠來大庚園杯全國冠軍賽 B組第三輪：廣東呂欽", 1),
+        ("惠來大庚園杯全國冠軍賽B組第一輪：廣東呂欽", 1),
+        ("Cup B1: Lv Qin", 1),
+        ("Qin", 3),
+        ("黨國蕾 & 呂欽", 1),
+    ]);
+    let p = persons(&n, &[]);
+    for id in 2..=4 {
+        assert_eq!(p[&id], p[&1], "{}", n[id as usize - 1].name);
+    }
+    assert_ne!(p[&5], p[&1]);
+    assert_ne!(p[&5], p[&6], "no cut in a Latin name");
+    assert_ne!(p[&7], p[&1], "a pair");
 }
 
 #[test]
