@@ -527,14 +527,17 @@ mod cli {
         let src = fixture("store");
         // --strict: the illegal game is rejected whole (else it is kept up to its bad move:
         // tests/truncated.rs).
-        let (code, report) = qipu(&[
-            "import",
-            src.to_str().unwrap(),
-            "--db",
-            db,
-            "--json",
-            "--strict",
-        ]);
+        let import = || {
+            qipu(&[
+                "import",
+                src.to_str().unwrap(),
+                "--db",
+                db,
+                "--json",
+                "--strict",
+            ])
+        };
+        let (code, report) = import();
         assert_eq!(code, 1, "one game is rejected");
         assert_eq!(report["files"], 3);
         assert_eq!(report["games_read"], 7);
@@ -637,14 +640,7 @@ mod cli {
         assert_eq!(moves(&f).len(), 1);
 
         // Re-import: nothing changes.
-        let (code, again) = qipu(&[
-            "import",
-            src.to_str().unwrap(),
-            "--db",
-            db,
-            "--json",
-            "--strict",
-        ]);
+        let (code, again) = import();
         assert_eq!(code, 1);
         assert_eq!(
             (again["imported"].as_u64(), again["duplicates"].as_u64()),
