@@ -73,6 +73,12 @@ fn store_of(paths: &[std::path::PathBuf]) -> Store {
 
 /// Imports the games of some paths, with varied facts, at depth 40.
 fn import_into(store: &mut Store, paths: &[std::path::PathBuf]) {
+    import_in_parts(store, paths, 1);
+}
+
+/// [`import_into`] as `parts` imports one after the other, each of the next games (the same
+/// games, in the same order): each import counts its games in a segment of its own.
+fn import_in_parts(store: &mut Store, paths: &[std::path::PathBuf], parts: usize) {
     let mut mix = Rng(12);
     let games: Vec<Game> = paths
         .iter()
@@ -90,7 +96,19 @@ fn import_into(store: &mut Store, paths: &[std::path::PathBuf]) {
         batch_games: 300,
         ..ImportOptions::default()
     };
-    import(store, games.into_iter().map(Ok), &options, |_| {}).unwrap();
+    let per_part = games.len().div_ceil(parts);
+    let mut games = games.into_iter().peekable();
+    while games.peek().is_some() {
+        let part: Vec<Game> = games.by_ref().take(per_part).collect();
+        import(store, part.into_iter().map(Ok), &options, |_| {}).unwrap();
+    }
+}
+
+/// The bundled sample imported as four imports: four segments.
+fn sample_in_segments() -> Store {
+    let mut store = Store::open_in_memory().unwrap();
+    import_in_parts(&mut store, &[fixture("../../data")], 4);
+    store
 }
 
 /// What the oracle needs of a stored game.
@@ -651,6 +669,79 @@ fn filtered_and_player_counts_equal_a_scan_of_the_shared_corpus() {
 /// that ended here and how, the history by month, the latest games) equals what a scan of
 /// the games counts, under every single filter and a few combinations, at the start of each
 /// variant and after each first move.
+/// Four imports (four segments) answer every question as one import does, and as a scan
+/// of the games: the sums, the best and the latest games, the candidates of a filter, the
+/// games after a move, every position's moves in key order, and the database's figures.
+#[test]
+fn four_imports_answer_as_one_import_and_as_a_scan() {
+    let one = sample_store();
+    let four = sample_in_segments();
+    assert_eq!(one.stats().unwrap().segments, 1);
+    let (s1, s4) = (one.stats().unwrap(), four.stats().unwrap());
+    assert_eq!(s4.segments, 4);
+    assert_eq!(
+        (s4.games, s4.positions, s4.position_moves, s4.position_games),
+        (s1.games, s1.positions, s1.position_moves, s1.position_games)
+    );
+    let positions = positions_of(&one);
+    assert_eq!(positions, positions_of(&four));
+    let filters = filters();
+    let mut through_several = 0;
+    for &key in &positions {
+        assert_eq!(four.lookup(key, 10).unwrap(), one.lookup(key, 10).unwrap());
+        assert_eq!(four.position(key).unwrap(), one.position(key).unwrap());
+        assert_eq!(
+            four.games_through(key, Some(25)).unwrap(),
+            one.games_through(key, Some(25)).unwrap()
+        );
+        let rows = one.position(key).unwrap();
+        for r in rows.iter().take(3) {
+            assert_eq!(
+                four.games_playing(key, r.mv, 7).unwrap(),
+                one.games_playing(key, r.mv, 7).unwrap()
+            );
+        }
+        through_several += usize::from(rows.iter().map(|r| r.counts.games).sum::<u64>() > 100);
+        for f in &filters {
+            assert_eq!(
+                four.games_at(key, f).unwrap(),
+                one.games_at(key, f).unwrap()
+            );
+            let (a, b) = (
+                four.lookup_filtered(key, f, 5).unwrap(),
+                one.lookup_filtered(key, f, 5).unwrap(),
+            );
+            // The candidates for the best games are each segment's own (the explorer ranks
+            // them: `explorer_answers_of_four_imports_equal_a_scan`).
+            assert_eq!(
+                (&a.moves, &a.openings, &a.history, &a.recent),
+                (&b.moves, &b.openings, &b.history, &b.recent),
+                "{f:?} at {key}"
+            );
+        }
+    }
+    assert!(through_several >= 10, "positions of over 100 games: {through_several}");
+    let every = |store: &Store| {
+        let mut all = Vec::new();
+        store
+            .for_each_position_moves(|key, _, rows| {
+                all.push((key, rows.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+        all
+    };
+    let all = every(&one);
+    assert!(all.len() > 10_000, "{} positions", all.len());
+    assert_eq!(every(&four), all);
+    check(&four, &positions);
+}
+
+#[test]
+fn explorer_answers_of_four_imports_equal_a_scan() {
+    check_explorer(&sample_in_segments(), 300);
+}
+
 #[test]
 fn explorer_answers_equal_a_scan_of_the_sample() {
     check_explorer(&sample_store(), 300);
@@ -979,11 +1070,11 @@ fn a_schema_9_file_gets_its_full_lists() {
             .query_row("SELECT count(*) FROM position_lists", [], |r| r.get(0))
             .unwrap();
         assert!(lists > 0, "no position of more than 1,000 games");
-        // What schemas 15 to 17 added comes off too: a real schema-9 file has none.
+        // What schemas 15 to 18 added comes off too: a real schema-9 file has none.
         conn.execute_batch(
             "DROP TABLE position_lists; DROP INDEX players_person; \
              ALTER TABLE players DROP COLUMN person; ALTER TABLE games DROP COLUMN \
-             truncated_ply; DROP TABLE person_rules; PRAGMA user_version = 9;",
+             truncated_ply; DROP TABLE person_rules; DROP TABLE segments; PRAGMA user_version = 9;",
         )
         .unwrap();
     }

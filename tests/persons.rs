@@ -201,12 +201,12 @@ fn persons_are_the_same_batch_by_batch_after_a_rebuild_and_a_migration() {
     let (ok, _, err) = qipu(&["players", "--rebuild", "--db", db.to_str().unwrap()]);
     assert!(ok && err.contains("persons"), "{err}");
     assert_eq!(players(&db, ""), whole);
-    // A schema-14 file (no person column, nor schema 16's truncated_ply) migrates to the
+    // A schema-14 file (no person column, nor schema 16's truncated_ply, nor schema 18's segments) migrates to the
     // same persons.
     conn.execute_batch(
         "DROP INDEX players_person; ALTER TABLE players DROP COLUMN person; \
          ALTER TABLE games DROP COLUMN truncated_ply; DROP TABLE person_rules; \
-         PRAGMA user_version = 14;",
+         DROP TABLE segments; PRAGMA user_version = 14;",
     )
     .unwrap();
     drop(conn);

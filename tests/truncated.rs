@@ -234,11 +234,11 @@ fn a_schema_15_database_gains_the_column() {
     std::fs::write(&good, PGN.split("\n\n").next().unwrap()).unwrap();
     import_json(&good, &db, &[]);
     {
-        // Back to schema 15: no truncated_ply column, no person_rules.
+        // Back to schema 15: no truncated_ply column, no person_rules, no segments.
         let c = rusqlite::Connection::open(&db).unwrap();
         c.execute_batch(
             "ALTER TABLE games DROP COLUMN truncated_ply; DROP TABLE person_rules; \
-             PRAGMA user_version = 15;",
+             DROP TABLE segments; PRAGMA user_version = 15;",
         )
         .unwrap();
     }

@@ -38,6 +38,7 @@ pub fn stats(args: &StatsArgs) -> Result<ExitCode, CliError> {
             "positions": s.positions,
             "position_moves": s.position_moves,
             "position_games": s.position_games,
+            "segments": s.segments,
             "max_ply": s.max_ply,
             "size_bytes": s.size_bytes,
             "top_events": s.top_events.iter()
@@ -62,6 +63,7 @@ pub fn stats(args: &StatsArgs) -> Result<ExitCode, CliError> {
     writeln!(out, "  positions {:>9}", s.positions)?;
     writeln!(out, "  position→move rows {:>9}", s.position_moves)?;
     writeln!(out, "  position→game links {:>9}", s.position_games)?;
+    writeln!(out, "  segments {:>9}", s.segments)?;
     match s.max_ply {
         Some(0) => writeln!(out, "  depth: whole games")?,
         Some(n) => writeln!(out, "  depth: first {n} plies")?,

@@ -336,7 +336,8 @@ where
                     break;
                 }
             }
-            Ok(())
+            // The next import counts its games in a segment of its own (`store::segments`).
+            store.seal_segment()
         });
         let mut add = |counters: &mut Progress, (out, log): (BatchOutcome, BatchLog)| {
             counters.imported += out.imported;

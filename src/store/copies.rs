@@ -361,18 +361,34 @@ impl Store {
             changed.push((*id, before, r));
             touches.extend(r.positions.iter().map(|&(key, mv)| (key, move_code(mv), n)));
         }
-        touches.sort_unstable_by_key(|t| (t.0, t.2));
+        // Each game is counted in the segment of its id: its positions are changed there.
+        let segments = self.segments()?;
+        let segment_of = |n: usize| {
+            let id = changed[n].0;
+            segments.iter().position(|s| s.games.contains(&id))
+        };
+        let mut touches: Vec<(usize, (PositionKey, u16, usize))> = touches
+            .into_iter()
+            .filter_map(|t| Some((segment_of(t.2)?, t)))
+            .collect();
+        touches.sort_unstable_by_key(|(s, t)| (*s, t.0, t.2));
         let (mut delta, mut again) = (0, 0);
-        for group in touches.chunk_by(|a, b| a.0 == b.0) {
-            let key = group[0].0;
-            match self.replace_in_busy(key, group, &changed)? {
-                None => {}
-                Some(true) => delta += 1,
-                Some(false) => {
-                    self.recount_busy(key)?;
-                    again += 1;
+        for in_one in touches.chunk_by(|a, b| a.0 == b.0) {
+            let group: Vec<(PositionKey, u16, usize)> = in_one.iter().map(|t| t.1).collect();
+            self.in_segment(&segments[in_one[0].0].tables, || {
+                for group in group.chunk_by(|a, b| a.0 == b.0) {
+                    let key = group[0].0;
+                    match self.replace_in_busy(key, group, &changed)? {
+                        None => {}
+                        Some(true) => delta += 1,
+                        Some(false) => {
+                            self.recount_busy(key)?;
+                            again += 1;
+                        }
+                    }
                 }
-            }
+                Ok(())
+            })?;
         }
         Ok((delta, again))
     }
@@ -389,7 +405,7 @@ impl Store {
     ) -> Result<Option<bool>, StoreError> {
         let row: Option<BusyBlobs> = self
             .conn
-            .prepare_cached(sql::BUSY_SUMMARY_BUCKETS)?
+            .prepare_cached(&self.q(sql::BUSY_SUMMARY_BUCKETS))?
             .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         let Some((summary, buckets)) = row else {
@@ -415,7 +431,7 @@ impl Store {
         }
         self.replace_in_lists(key, listed)?;
         self.conn
-            .prepare_cached(sql::UPDATE_BUSY_BLOBS)?
+            .prepare_cached(&self.q(sql::UPDATE_BUSY_BLOBS))?
             .execute(rusqlite::params![
                 key.to_rowid(),
                 summary.encode(),

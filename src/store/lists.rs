@@ -63,8 +63,6 @@ const DELETE_LISTS: &str = "DELETE FROM position_lists WHERE key = ?1";
 /// Whether the table exists (the migrations before schema 11 write positions without it).
 const HAS_LISTS: &str =
     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'position_lists'";
-/// The table and column opened for reading in parts.
-const LISTS_BLOB: (&std::ffi::CStr, &std::ffi::CStr) = (c"position_lists", c"lists");
 
 /// One game of a position as the lists keep it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -387,7 +385,8 @@ impl Store {
         if !self.has_lists_table()? {
             return Ok(None);
         }
-        self.blob_row(LISTS_BLOB, key)
+        let tables = self.tables();
+        self.blob_row((tables.lists_table(), c"lists"), key)
     }
 
     /// The best and the latest `n` games of a big position that pass `matcher`, from its
@@ -422,7 +421,7 @@ impl Store {
     fn has_lists_table(&self) -> Result<bool, StoreError> {
         Ok(self
             .conn
-            .prepare_cached(HAS_LISTS)?
+            .prepare_cached(&self.q(HAS_LISTS))?
             .query_row([], |_| Ok(()))
             .optional()?
             .is_some())
@@ -432,7 +431,7 @@ impl Store {
     fn stored_lists(&self, key: super::PositionKey) -> Result<Option<Vec<Item>>, StoreError> {
         let blob: Option<Vec<u8>> = self
             .conn
-            .prepare_cached(LISTS_OF)?
+            .prepare_cached(&self.q(LISTS_OF))?
             .query_row([key.to_rowid()], |r| r.get(0))
             .optional()?;
         blob.map(|b| decode(&b).map_err(|e| at_position(key, e)))
@@ -530,13 +529,13 @@ impl Store {
         }
         if items.len() <= LISTS_FROM {
             self.conn
-                .prepare_cached(DELETE_LISTS)?
+                .prepare_cached(&self.q(DELETE_LISTS))?
                 .execute([key.to_rowid()])?;
             return Ok(0);
         }
         let blob = encode(items);
         self.conn
-            .prepare_cached(REPLACE_LISTS)?
+            .prepare_cached(&self.q(REPLACE_LISTS))?
             .execute(rusqlite::params![key.to_rowid(), blob])?;
         Ok(blob.len() as u64)
     }
@@ -549,7 +548,7 @@ impl Store {
             return Ok(());
         }
         let keys: Vec<i64> = {
-            let mut stmt = self.conn.prepare(super::sql::BUSY_KEYS)?;
+            let mut stmt = self.conn.prepare(&self.q(super::sql::BUSY_KEYS))?;
             let rows = stmt.query_map([], |r| r.get(0))?;
             rows.collect::<Result<_, _>>()?
         };
@@ -560,7 +559,9 @@ impl Store {
             if links.len() > LISTS_FROM {
                 big.push((key, links));
             } else {
-                self.conn.prepare_cached(DELETE_LISTS)?.execute([rowid])?;
+                self.conn
+                    .prepare_cached(&self.q(DELETE_LISTS))?
+                    .execute([rowid])?;
             }
         }
         if big.is_empty() {

@@ -231,6 +231,9 @@ impl Store {
         // The full lists of the positions of more than 1,000 games (`store::lists`), from
         // the games stored and the links just written.
         self.rebuild_lists()?;
+        // Segment 1's tables count every game now (the batches that stored them may have
+        // opened later segments, which hold no statistics).
+        self.conn.execute_batch(sql::LOADED_SEGMENT)?;
         tx.commit()?;
         Ok(out)
     }

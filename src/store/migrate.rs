@@ -129,6 +129,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         // The persons again, now with qipu's own spelling file (data/players.tsv).
         then: Some(Store::resolve_persons_step),
     },
+    Migration {
+        name: "018_segments",
+        sql: include_str!("../../schema/018_segments.sql"),
+        // The tables of the statistics stay as they are: they are segment 1.
+        then: None,
+    },
 ];
 
 fn version(conn: &Connection) -> Result<i64, StoreError> {

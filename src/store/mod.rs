@@ -59,6 +59,7 @@ mod persons;
 mod players;
 mod ranges;
 mod read;
+mod segments;
 mod sql;
 mod suggest;
 mod summary;
@@ -82,6 +83,7 @@ pub use model::{
 };
 pub use persons::{PersonsOutcome, Spelling};
 pub use read::GamesIter;
+pub use segments::SEGMENT_GAMES;
 pub use suggest::{SuggestedPerson, Suggestion};
 pub use summary::{LIST_MAX, TOP_KEPT};
 pub use write::{BatchBytes, BatchOutcome, BatchTimings};
@@ -193,13 +195,18 @@ pub struct Store {
     conn: Connection,
     /// The `sources` table by path, read at the first batch an import writes.
     sources: Option<HashMap<String, i64>>,
+    /// The segment whose tables the statistics statements address (`store::segments`).
+    tables: std::cell::RefCell<std::sync::Arc<segments::Tables>>,
 }
 
 impl Store {
     fn on(conn: Connection) -> Store {
+        // Each segment's statements are statements of their own.
+        conn.set_prepared_statement_cache_capacity(256);
         Store {
             conn,
             sources: None,
+            tables: std::cell::RefCell::new(std::sync::Arc::new(segments::Tables::of(1))),
         }
     }
 

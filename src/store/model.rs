@@ -256,6 +256,9 @@ pub struct DbStats {
     pub position_moves: u64,
     /// (position, game) links.
     pub position_games: u64,
+    /// Segments the statistics are kept in (`store::segments`): one per import, fewer
+    /// once they are merged.
+    pub segments: u64,
     /// Depth limit the database was built with.
     pub max_ply: Option<usize>,
     /// File size in bytes (pages × page size).

@@ -23,7 +23,9 @@ use super::{
 };
 use crate::formats::facts::{Mode, Speed, Termination};
 
+mod every;
 mod games;
+mod merge;
 mod position;
 
 pub use games::GamesIter;
@@ -214,9 +216,11 @@ impl Store {
 
     /// A busy position's buckets, opened for reading in parts.
     fn buckets_row(&self, key: PositionKey) -> Result<BlobRow<'_>, StoreError> {
-        self.blob_row(sql::BUCKETS_BLOB, key)?.ok_or_else(|| {
-            StoreError::Corrupt(format!("position {key} is marked busy but has no buckets"))
-        })
+        let tables = self.tables();
+        self.blob_row((tables.positions_table(), c"buckets"), key)?
+            .ok_or_else(|| {
+                StoreError::Corrupt(format!("position {key} is marked busy but has no buckets"))
+            })
     }
 
     /// The sums of a busy position's buckets that pass `matcher` (see `buckets::sum`).
@@ -232,7 +236,7 @@ impl Store {
     /// How the range rows record a key: `None` if no stored game went through it.
     pub(super) fn entry(&self, key: PositionKey) -> Result<Option<Entry>, StoreError> {
         let rowid = key.to_rowid();
-        let mut stmt = self.conn.prepare_cached(sql::RANGE_AT)?;
+        let mut stmt = self.conn.prepare_cached(&self.q(sql::RANGE_AT))?;
         let found = stmt
             .query_row([rowid], |r| {
                 let start: i64 = r.get(0)?;
@@ -247,7 +251,7 @@ impl Store {
 
     /// A busy position's own row (links and summary).
     pub(super) fn busy_row(&self, key: PositionKey) -> Result<PositionRow, StoreError> {
-        let mut stmt = self.conn.prepare_cached(sql::BUSY_ROW)?;
+        let mut stmt = self.conn.prepare_cached(&self.q(sql::BUSY_ROW))?;
         let raw: Option<BusyBlobs> = stmt
             .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .optional()?;
@@ -271,7 +275,7 @@ impl Store {
         key: PositionKey,
         read: impl Fn(&[u8]) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let mut stmt = self.conn.prepare_cached(sql::BUSY_SUMMARY)?;
+        let mut stmt = self.conn.prepare_cached(&self.q(sql::BUSY_SUMMARY))?;
         let s = stmt
             .query_row([key.to_rowid()], |r| {
                 Ok(r.get_ref(0)?.as_blob_or_null()?.map(&read))
@@ -289,7 +293,7 @@ impl Store {
     /// A busy position's links, whatever its other blobs hold (the migration that rewrites
     /// them reads only these).
     pub(super) fn busy_row_links(&self, key: PositionKey) -> Result<Vec<Link>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(sql::BUSY_LINKS)?;
+        let mut stmt = self.conn.prepare_cached(&self.q(sql::BUSY_LINKS))?;
         let links: Option<Vec<u8>> = stmt.query_row([key.to_rowid()], |r| r.get(0)).optional()?;
         let Some(links) = links else {
             return Err(StoreError::Corrupt(format!("position {key} has no row")));

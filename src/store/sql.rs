@@ -27,8 +27,9 @@ pub(super) const RANGE_AFTER: &str =
 /// Writes a range row.
 pub(super) const REPLACE_RANGE: &str =
     "INSERT OR REPLACE INTO position_ranges (start, entries) VALUES (?1, ?2)";
-/// Every range row, in key order.
-pub(super) const ALL_RANGES: &str = "SELECT start, entries FROM position_ranges ORDER BY start";
+/// A page of range rows in key order: `?2` rows from the start `?1` on.
+pub(super) const RANGES_FROM: &str =
+    "SELECT start, entries FROM position_ranges WHERE start >= ?1 ORDER BY start LIMIT ?2";
 
 /// Writes a busy position's row.
 pub(super) const REPLACE_POSITION: &str =
@@ -78,9 +79,6 @@ pub(super) const BUSY_LINKS: &str = "SELECT links FROM positions WHERE key = ?1"
 /// Rewrites a busy position's summary and buckets.
 pub(super) const UPDATE_BUSY_BLOBS: &str =
     "UPDATE positions SET summary = ?2, buckets = ?3 WHERE key = ?1";
-/// The table and column of a busy position's buckets, opened by rowid (the position's key)
-/// for reading in parts (SQLite's incremental blob I/O).
-pub(super) const BUCKETS_BLOB: (&std::ffi::CStr, &std::ffi::CStr) = (c"positions", c"buckets");
 /// Rewrites a busy position's buckets.
 pub(super) const UPDATE_BUSY_BUCKETS: &str = "UPDATE positions SET buckets = ?2 WHERE key = ?1";
 /// A busy position's summary and buckets (not its links).
@@ -243,3 +241,35 @@ pub(super) const PLAYER_DOSSIER_GAMES: &str = "SELECT g.id, g.first, g.second, g
 /// The person (the naming player's id and name as written) of a folded name.
 pub(super) const PERSON_HEAD_OF_FOLDED: &str = "SELECT h.id, h.name FROM players p \
     JOIN players h ON h.id = coalesce(p.person, p.id) WHERE p.folded = ?1";
+
+/// The segments that count games (see `segments`): id, first and last game, oldest first.
+pub(super) const LIVE_SEGMENTS: &str =
+    "SELECT id, first_game, last_game FROM segments WHERE games > 0 ORDER BY id";
+/// The last segment: id, games, sealed.
+pub(super) const LAST_SEGMENT: &str =
+    "SELECT id, games, sealed FROM segments ORDER BY id DESC LIMIT 1";
+/// Seals a segment.
+pub(super) const SEAL_SEGMENT: &str = "UPDATE segments SET sealed = 1 WHERE id = ?1";
+/// Seals the segments that count games and are open.
+pub(super) const SEAL_OPEN_SEGMENTS: &str =
+    "UPDATE segments SET sealed = 1 WHERE sealed = 0 AND games > 0";
+/// A new, empty segment.
+pub(super) const ADD_SEGMENT: &str = "INSERT INTO segments (id) VALUES (?1)";
+/// A segment counts a batch's games.
+pub(super) const COUNT_IN_SEGMENT: &str = "UPDATE segments SET games = games + ?4, \
+    first_game = coalesce(first_game, ?2), last_game = max(coalesce(last_game, ?3), ?3) \
+    WHERE id = ?1";
+/// A segment's statistics after a bulk load into an empty database: segment 1 counts every
+/// game, and is sealed.
+pub(super) const LOADED_SEGMENT: &str = "UPDATE segments SET \
+    first_game = (SELECT min(id) FROM games), last_game = (SELECT max(id) FROM games), \
+    games = (SELECT count(*) FROM games), sealed = 1 WHERE id = 1; \
+    UPDATE segments SET first_game = NULL, last_game = NULL, games = 0, sealed = 1 \
+    WHERE id > 1;";
+/// The tables of a segment after the first, as segment 1's (`schema/002`, `003`, `004`,
+/// `011`) with the names of segment 1 (`segments::Tables::sql` renames them).
+pub(super) const CREATE_SEGMENT_TABLES: &str = "\
+    CREATE TABLE positions (key INTEGER PRIMARY KEY, summary BLOB, links BLOB NOT NULL, \
+        buckets BLOB); \
+    CREATE TABLE position_ranges (start INTEGER PRIMARY KEY, entries BLOB NOT NULL); \
+    CREATE TABLE position_lists (key INTEGER PRIMARY KEY, lists BLOB NOT NULL);";

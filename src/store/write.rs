@@ -208,8 +208,13 @@ impl Store {
             }
         }
         out.timings.insert = clock.lap();
-        (out.timings.ranges, out.timings.busy, out.timings.written) =
-            self.add_positions(&counted)?;
+        if let (Some(first), Some(last)) = (counted.first(), counted.last()) {
+            // The new games are counted in the open segment alone (`store::segments`).
+            let segment = self.open_segment()?;
+            (out.timings.ranges, out.timings.busy, out.timings.written) =
+                self.in_segment(&segment, || self.add_positions(&counted))?;
+            self.count_in_segment(segment.id, first.id, last.id, counted.len() as u64)?;
+        }
         clock.lap();
         self.index_players(&players)?;
         out.timings.players = clock.lap();
@@ -306,7 +311,7 @@ impl Store {
         written: &mut BatchBytes,
     ) -> Result<(), StoreError> {
         {
-            let mut replace = self.conn.prepare_cached(sql::REPLACE_RANGE)?;
+            let mut replace = self.conn.prepare_cached(&self.q(sql::REPLACE_RANGE))?;
             for m in &merged {
                 for (start, blob) in &m.rows {
                     replace.execute(rusqlite::params![start, blob])?;
@@ -358,12 +363,12 @@ impl Store {
     fn open_range(&self, key: PositionKey) -> Result<OpenRange, StoreError> {
         let row: Option<(i64, Vec<u8>)> = self
             .conn
-            .prepare_cached(sql::RANGE_AT)?
+            .prepare_cached(&self.q(sql::RANGE_AT))?
             .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         let next: Option<i64> = self
             .conn
-            .prepare_cached(sql::RANGE_AFTER)?
+            .prepare_cached(&self.q(sql::RANGE_AFTER))?
             .query_row([key.to_rowid()], |r| r.get(0))
             .optional()?;
         let (start, blob, old) = match row {
@@ -393,7 +398,7 @@ impl Store {
     ) -> Result<(usize, usize, usize), StoreError> {
         let (summary, links, buckets) = (summary.encode(), encode_links(links), buckets.encode());
         self.conn
-            .prepare_cached(sql::REPLACE_POSITION)?
+            .prepare_cached(&self.q(sql::REPLACE_POSITION))?
             .execute(rusqlite::params![key.to_rowid(), summary, links, buckets])?;
         Ok((summary.len(), links.len(), buckets.len()))
     }
@@ -405,7 +410,7 @@ impl Store {
         &self,
         part: &'p [(PositionKey, &'t [u128])],
     ) -> Result<Vec<(&'p (PositionKey, &'t [u128]), BusyBlobs)>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(sql::BUSY_ROW)?;
+        let mut stmt = self.conn.prepare_cached(&self.q(sql::BUSY_ROW))?;
         part.iter()
             .map(|busy| {
                 let key = busy.0;
@@ -427,7 +432,7 @@ impl Store {
         merged: Vec<MergedBusy>,
         written: &mut BatchBytes,
     ) -> Result<(), StoreError> {
-        let mut replace = self.conn.prepare_cached(sql::REPLACE_POSITION)?;
+        let mut replace = self.conn.prepare_cached(&self.q(sql::REPLACE_POSITION))?;
         for m in merged {
             replace.execute(rusqlite::params![
                 m.key.to_rowid(),

@@ -5,7 +5,7 @@
 
 use rusqlite::{OptionalExtension, Row};
 
-use super::{count, play_code, rating, PositionRow};
+use super::{count, merge::merge_moves, play_code, rating};
 use crate::{
     formats::{
         facts::{Mode, Speed, Termination, TimeControl},
@@ -15,7 +15,6 @@ use crate::{
     store::{
         codec::{result_from_code, stored_line, variant_code, variant_from_code},
         model::{DbStats, MoveRow, PositionKey, StoredGame, VariantCount},
-        ranges::{self, Entry},
         sql, Store, StoreError,
     },
 };
@@ -168,39 +167,20 @@ impl Store {
         &self,
         mut f: impl FnMut(PositionKey, Option<i64>, &[MoveRow]) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        self.for_each_position(|key, row| {
-            let game = row.links.iter().map(|l| l.game).min();
-            let moves = match row.summary {
-                Some(s) => s.moves,
-                None => self.summarize(&row.links)?.0.moves,
-            };
-            f(key, game, &moves)
-        })
-    }
-
-    /// Calls `f` for every position, in key order.
-    fn for_each_position(
-        &self,
-        mut f: impl FnMut(PositionKey, PositionRow) -> Result<(), StoreError>,
-    ) -> Result<(), StoreError> {
-        let mut stmt = self.conn.prepare(sql::ALL_RANGES)?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let start: i64 = r.get(0)?;
-            let blob = r.get_ref(1)?.as_blob().map_err(rusqlite::Error::from)?;
-            for (key, entry) in ranges::entries(start, blob)? {
-                let key = PositionKey::from_rowid(key);
-                let row = match entry {
-                    Entry::Busy => self.busy_row(key)?,
-                    Entry::Quiet(links) => PositionRow {
-                        summary: None,
-                        links,
-                    },
-                };
-                f(key, row)?;
+        self.for_each_position(|key, rows| {
+            let game = rows
+                .iter()
+                .flat_map(|r| r.links.iter().map(|l| l.game))
+                .min();
+            let mut moves = Vec::with_capacity(rows.len());
+            for row in rows {
+                moves.push(match row.summary {
+                    Some(s) => s.moves,
+                    None => self.summarize(&row.links)?.0.moves,
+                });
             }
-        }
-        Ok(())
+            f(key, game, &merge_moves(moves))
+        })
     }
 
     /// What is in the database. Counting the (position, move) pairs reads every position.
@@ -219,10 +199,13 @@ impl Store {
             });
         }
         let (mut positions, mut position_moves, mut position_games) = (0, 0, 0);
-        self.for_each_position(|_, row| {
+        self.for_each_position(|_, rows| {
             positions += 1;
-            position_games += row.links.len() as u64;
-            let mut codes: Vec<u16> = row.links.iter().map(|l| l.mv).collect();
+            position_games += rows.iter().map(|r| r.links.len() as u64).sum::<u64>();
+            let mut codes: Vec<u16> = rows
+                .iter()
+                .flat_map(|r| r.links.iter().map(|l| l.mv))
+                .collect();
             codes.sort_unstable();
             codes.dedup();
             position_moves += codes.len() as u64;
@@ -243,6 +226,7 @@ impl Store {
             positions,
             position_moves,
             position_games,
+            segments: self.segments()?.len() as u64,
             max_ply: self.max_ply()?,
             size_bytes,
             top_events,

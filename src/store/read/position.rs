@@ -39,38 +39,12 @@ fn best_games_of(games: &[Through], n: usize) -> Vec<GameThrough> {
 }
 
 impl Store {
-    /// The moves, opening labels and best `top` games of a position (by key); empty when no
-    /// stored game went through it. A busy position is answered from its summary (one row);
-    /// a position of at most [`LIST_MAX`](crate::store::LIST_MAX) games is counted from them.
-    ///
-    /// ```
-    /// use qipu::formats::{Game, MoveNode, Source};
-    /// use qipu::rules::{AnyPosition, Outcome, Variant};
-    /// use qipu::store::{GameRecord, PositionKey, Store};
-    /// let mut store = Store::open_in_memory()?;
-    /// let records: Vec<GameRecord> = ["h2e2 h9g7", "c3c4", "h2e2 b9c7"]
-    ///     .iter()
-    ///     .enumerate()
-    ///     .map(|(i, line)| {
-    ///         let mut g = Game::new(Variant::Xiangqi, Source { file: "x".into(), index: i });
-    ///         g.moves = line.split(' ').map(MoveNode::new).collect();
-    ///         g.tags.result = Some(Outcome::Draw);
-    ///         GameRecord::from_game(&g, 40).unwrap()
-    ///     })
-    ///     .collect();
-    /// store.write_batch(&records)?;
-    /// let start = store.lookup(PositionKey(AnyPosition::new(Variant::Xiangqi).key()), 2)?;
-    /// let mut games: Vec<(String, u64)> =
-    ///     start.moves.iter().map(|r| (r.mv.unwrap().to_string(), r.counts.games)).collect();
-    /// games.sort();
-    /// assert_eq!(games, [("c3c4".to_string(), 1), ("h2e2".to_string(), 2)]);
-    /// assert_eq!(start.top.len(), 2);
-    /// # Ok::<_, qipu::store::StoreError>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`StoreError`] if SQLite fails or a row is corrupt.
-    pub fn lookup(&self, key: PositionKey, top: usize) -> Result<PositionStats, StoreError> {
+    /// [`Store::lookup`] in the segment addressed now (`store::segments`).
+    pub(super) fn lookup_one(
+        &self,
+        key: PositionKey,
+        top: usize,
+    ) -> Result<PositionStats, StoreError> {
         match self.entry(key)? {
             None => Ok(PositionStats::default()),
             Some(Entry::Busy) => {
@@ -116,30 +90,15 @@ impl Store {
         }
     }
 
-    /// [`Store::lookup`] counting only the games that pass `filter` (with an empty filter,
-    /// the same answer): the moves, the history and the latest `top` games of those games,
-    /// the opening labels of every game through the position (the name is the position's),
-    /// and as `top` the candidates for the best games, not ranked and not cut to `top`: a
-    /// position of at most [`LIST_MAX`](crate::store::LIST_MAX) games gives every game that
-    /// passes; a busier one the first `top` of its kept best games ([`TOP_KEPT`]) that pass
-    /// when that many do or they are all its games, else the best `top` of its full lists
-    /// (`store::lists`, more than 1,000 games) or of its games' facts rows (at most 1,000,
-    /// ranked by a bound of their score until the best are sure); the latest games
-    /// likewise. Exact under every filter. A busy position is read in its summary, buckets
-    /// and, when needed, the parts of its lists or its games' facts rows; only the listed
-    /// games' rows are read (and, with names that are not real, the few the bound cannot
-    /// place).
-    ///
-    /// # Errors
-    /// [`StoreError`] if SQLite fails or a row is corrupt.
-    pub fn lookup_filtered(
+    /// [`Store::lookup_filtered`] in the segment addressed now (`store::segments`).
+    pub(super) fn lookup_filtered_one(
         &self,
         key: PositionKey,
         filter: &BucketFilter,
         top: usize,
     ) -> Result<PositionStats, StoreError> {
         if filter.is_empty() {
-            return self.lookup(key, top);
+            return self.lookup_one(key, top);
         }
         let matcher = filter.matcher();
         match self.entry(key)? {
@@ -376,63 +335,9 @@ impl Store {
         Ok(out)
     }
 
-    /// How many games went through a position (by key) that pass `filter`: a quiet position's
-    /// links (their facts rows with a filter), a busy one's summary, or with a filter one walk
-    /// of its buckets' entry of every game.
-    ///
-    /// # Errors
-    /// [`StoreError`] if SQLite fails or a row is corrupt.
-    pub fn games_at(&self, key: PositionKey, filter: &BucketFilter) -> Result<u64, StoreError> {
-        self.count_at(key, filter, None)
-    }
-
-    /// [`Store::games_at`] of the position a move leads to, knowing that every one of the
-    /// move's `played` games goes through it and that `passing` of them pass `filter`: when
-    /// the position holds exactly `played` games (the count kept in its row), they are the
-    /// move's, and the answer is `passing` without a walk of its buckets or its games'
-    /// facts. One look at the position either way.
-    ///
-    /// ```
-    /// use qipu::formats::{Game, MoveNode, Source};
-    /// use qipu::rules::{AnyPosition, Variant};
-    /// use qipu::store::{BucketFilter, GameRecord, PositionKey, Store};
-    /// let mut store = Store::open_in_memory()?;
-    /// let records: Vec<GameRecord> = [("h2e2", "2019-05"), ("h2e2", "2021-01")]
-    ///     .iter()
-    ///     .enumerate()
-    ///     .map(|(i, (line, date))| {
-    ///         let mut g = Game::new(Variant::Xiangqi, Source { file: "x".into(), index: i });
-    ///         g.moves = vec![MoveNode::new(*line)];
-    ///         g.tags.date = Some(date.to_string());
-    ///         GameRecord::from_game(&g, 40).unwrap()
-    ///     })
-    ///     .collect();
-    /// store.write_batch(&records)?;
-    /// let mut after = AnyPosition::new(Variant::Xiangqi);
-    /// after.play("h2e2".parse().unwrap()).unwrap();
-    /// let after = PositionKey(after.key());
-    /// let since = BucketFilter { since: Some("2020".parse().unwrap()), ..BucketFilter::default() };
-    /// // Its 2 games are the move's: the move's count under the filter is the answer.
-    /// assert_eq!(store.games_after(after, &since, 2, 1)?, 1);
-    /// // Had the move 1 game, the position's other games are counted under the filter.
-    /// assert_eq!(store.games_after(after, &since, 1, 0)?, 1);
-    /// # Ok::<_, qipu::store::StoreError>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`StoreError`] if SQLite fails or a row is corrupt.
-    pub fn games_after(
-        &self,
-        key: PositionKey,
-        filter: &BucketFilter,
-        played: u64,
-        passing: u64,
-    ) -> Result<u64, StoreError> {
-        self.count_at(key, filter, Some((played, passing)))
-    }
-
-    /// [`Store::games_at`], and with `known` = (games, passing) [`Store::games_after`].
-    fn count_at(
+    /// [`Store::games_at`] in the segment addressed now, and with `known` = (games,
+    /// passing) [`Store::games_after`] of a position this segment alone counts.
+    pub(super) fn count_at(
         &self,
         key: PositionKey,
         filter: &BucketFilter,
@@ -473,55 +378,19 @@ impl Store {
         self.read_summary(key, summary::games)
     }
 
-    /// Every move played from a position (by key), plus a row with `mv == None` for the
-    /// games that ended there, by move code.
-    ///
-    /// # Errors
-    /// [`StoreError`] if SQLite fails or a row is corrupt.
-    pub fn position(&self, key: PositionKey) -> Result<Vec<MoveRow>, StoreError> {
-        Ok(self.lookup(key, 0)?.moves)
+    /// [`Store::position`] in the segment addressed now (`store::segments`).
+    pub(super) fn position_one(&self, key: PositionKey) -> Result<Vec<MoveRow>, StoreError> {
+        Ok(self.lookup_one(key, 0)?.moves)
     }
 
-    /// The moves of a position (by key) counting only the games that pass `filter`, plus a
-    /// row with `mv == None` for those that ended there, by move code; moves none of whose
-    /// games pass are left out. A busy position is answered from its bucket sums (one row,
-    /// no game read), a quiet one from the facts of its at most
-    /// [`LIST_MAX`](crate::store::LIST_MAX) games. With an empty filter this is [`Store::position`].
-    ///
-    /// ```
-    /// use qipu::formats::{Game, MoveNode, Source};
-    /// use qipu::rules::{AnyPosition, Variant};
-    /// use qipu::store::{BucketFilter, GameRecord, PositionKey, Store};
-    /// let mut store = Store::open_in_memory()?;
-    /// let records: Vec<GameRecord> = [("h2e2", "2019-05"), ("c3c4", "2021"), ("h2e2", "2022-01-02")]
-    ///     .iter()
-    ///     .enumerate()
-    ///     .map(|(i, (line, date))| {
-    ///         let mut g = Game::new(Variant::Xiangqi, Source { file: "x".into(), index: i });
-    ///         g.moves = vec![MoveNode::new(*line)];
-    ///         g.tags.date = Some(date.to_string());
-    ///         GameRecord::from_game(&g, 40).unwrap()
-    ///     })
-    ///     .collect();
-    /// store.write_batch(&records)?;
-    /// let start = PositionKey(AnyPosition::new(Variant::Xiangqi).key());
-    /// let since_2020 = BucketFilter { since: Some("2020".parse().unwrap()), ..BucketFilter::default() };
-    /// let rows = store.moves_filtered(start, &since_2020)?;
-    /// let got: Vec<(String, u64)> =
-    ///     rows.iter().map(|r| (r.mv.unwrap().to_string(), r.counts.games)).collect();
-    /// assert_eq!(got, [("h2e2".to_string(), 1), ("c3c4".to_string(), 1)]);
-    /// # Ok::<_, qipu::store::StoreError>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`StoreError`] if SQLite fails or a row is corrupt.
-    pub fn moves_filtered(
+    /// [`Store::moves_filtered`] in the segment addressed now (`store::segments`).
+    pub(super) fn moves_filtered_one(
         &self,
         key: PositionKey,
         filter: &BucketFilter,
     ) -> Result<Vec<MoveRow>, StoreError> {
         if filter.is_empty() {
-            return self.position(key);
+            return self.position_one(key);
         }
         let matcher = filter.matcher();
         match self.entry(key)? {
@@ -540,12 +409,8 @@ impl Store {
         }
     }
 
-    /// The best `limit` games that played `mv` in a position (`None`: that ended there), best
-    /// rated first, then latest.
-    ///
-    /// # Errors
-    /// [`StoreError`] if SQLite fails or a row is corrupt.
-    pub fn games_playing(
+    /// [`Store::games_playing`] in the segment addressed now (`store::segments`).
+    pub(super) fn games_playing_one(
         &self,
         key: PositionKey,
         mv: Option<Move>,
@@ -559,18 +424,14 @@ impl Store {
         Ok(best_games_of(&self.throughs(&links)?, limit))
     }
 
-    /// Games through a position, best first ([`GameThrough::top_key`]: a known result, real
-    /// names, rating, date); at most `limit` of them (`None` = all).
-    ///
-    /// # Errors
-    /// [`StoreError`] if SQLite fails or a row is corrupt.
-    pub fn games_through(
+    /// [`Store::games_through`] in the segment addressed now (`store::segments`).
+    pub(super) fn games_through_one(
         &self,
         key: PositionKey,
         limit: Option<usize>,
     ) -> Result<Vec<GameThrough>, StoreError> {
         match limit {
-            Some(n) => Ok(self.lookup(key, n)?.top),
+            Some(n) => Ok(self.lookup_one(key, n)?.top),
             None => {
                 let Some(row) = self.position_row(key)? else {
                     return Ok(Vec::new());
