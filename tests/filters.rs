@@ -77,7 +77,7 @@ fn import_into(store: &mut Store, paths: &[std::path::PathBuf]) {
 }
 
 /// [`import_into`] as `parts` imports one after the other, each of the next games (the same
-/// games, in the same order): each import counts its games in a segment of its own.
+/// games, in the same order), each counted in a segment of its own (sealed after it).
 fn import_in_parts(store: &mut Store, paths: &[std::path::PathBuf], parts: usize) {
     let mut mix = Rng(12);
     let games: Vec<Game> = paths
@@ -101,10 +101,13 @@ fn import_in_parts(store: &mut Store, paths: &[std::path::PathBuf], parts: usize
     while games.peek().is_some() {
         let part: Vec<Game> = games.by_ref().take(per_part).collect();
         import(store, part.into_iter().map(Ok), &options, |_| {}).unwrap();
+        if parts > 1 {
+            store.seal_segment().unwrap();
+        }
     }
 }
 
-/// The bundled sample imported as four imports: four segments.
+/// The bundled sample imported as four imports, each sealed: four segments.
 fn sample_in_segments() -> Store {
     let mut store = Store::open_in_memory().unwrap();
     import_in_parts(&mut store, &[fixture("../../data")], 4);
@@ -720,7 +723,10 @@ fn four_imports_answer_as_one_import_and_as_a_scan() {
             );
         }
     }
-    assert!(through_several >= 10, "positions of over 100 games: {through_several}");
+    assert!(
+        through_several >= 10,
+        "positions of over 100 games: {through_several}"
+    );
     let every = |store: &Store| {
         let mut all = Vec::new();
         store

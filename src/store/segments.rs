@@ -4,9 +4,10 @@
 //!
 //! The statistics of the games of one range of ids live in one segment's three tables (its
 //! busy positions, its range rows, its full lists; see `schema/README.md`). An import writes
-//! into the last segment until it is sealed (when the import ends, or once the segment
-//! counts [`SEGMENT_GAMES`] games), then opens a new one: the games stored before are never
-//! counted again, so what a batch rewrites is bounded by its segment, not by the database.
+//! into the last segment until it is sealed (once it counts [`SEGMENT_GAMES`] games, or by
+//! [`Store::seal_segment`]), then opens a new one: the games of the sealed segments are
+//! never counted again, so what a batch rewrites is bounded by its segment, not by the
+//! database.
 //! A question about a position asks every segment that counts games and adds up their
 //! answers (`read/merge.rs`); each segment answers exactly for its own games, and every
 //! answer is a sum, a minimum or maximum, or a best-of list, which add up exactly.
@@ -213,10 +214,9 @@ impl Store {
         Ok(())
     }
 
-    /// Seals the last segment: the next import counts its games in a new one. An import
-    /// calls this when it ends (`pipeline::import`); an import that was killed leaves its
-    /// segment open, and running it again goes on counting there, as the uninterrupted
-    /// run would have.
+    /// Seals the last segment: the next batch counts its games in a new one. The store
+    /// seals a segment by itself once it is full; this is for a caller that wants the
+    /// segments of a collection apart (and for tests of several segments).
     ///
     /// ```
     /// let mut store = qipu::store::Store::open_in_memory()?;
