@@ -28,11 +28,16 @@
 # else runs in this mode. `bash scripts/bench-scale.sh --steps 5 200000`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# `--memory MB` is passed to every `qipu import` (its memory budget; else its default).
 STEPS=0
-if [ "${1:-}" = --steps ]; then
-  STEPS=${2:?--steps needs a number}
+MEMORY=
+while [ "${1:-}" = --steps ] || [ "${1:-}" = --memory ]; do
+  case $1 in
+    --steps) STEPS=${2:?--steps needs a number} ;;
+    --memory) MEMORY=${2:?--memory needs a number of MB} ;;
+  esac
   shift 2
-fi
+done
 N=${1:-1000000}
 SEED=${SEED:-1}
 dir=target/bench-scale
@@ -52,7 +57,7 @@ if [ "$STEPS" -gt 0 ]; then
     [ "$from" = 0 ] && step_pgn=$pgn
     if [ ! -s "$step_pgn" ]; then "$SCALE" pgn "$N" "$SEED" "$step_pgn" "$from" >/dev/null; fi
     /usr/bin/time -v -o "$dir/step$k.time" target/release/qipu import "$step_pgn" --db "$db" \
-      --json --timings > "$dir/step$k.json" 2> "$dir/step$k.timings"
+      ${MEMORY:+--memory "$MEMORY"} --json --timings > "$dir/step$k.json" 2> "$dir/step$k.timings"
     "$SCALE" query "$db" "${REPS:-50}" moves > "$dir/step$k.query"
     # The file as the import left it (checkpointed): its games, size and unused bytes.
     python3 - "$db" > "$dir/step$k.dbstat" <<'PY'
@@ -138,7 +143,7 @@ echo "corpus: $N games, $pgn_bytes bytes of PGN ($pgn)"
 
 db=$dir/import-$N.db
 rm -f "$db" "$db"-wal "$db"-shm
-/usr/bin/time -v target/release/qipu import "$pgn" --db "$db" --json > "$dir/import.json" 2> "$dir/import.time"
+/usr/bin/time -v target/release/qipu import "$pgn" --db "$db" ${MEMORY:+--memory "$MEMORY"} --json > "$dir/import.json" 2> "$dir/import.time"
 python3 - "$dir/import.json" "$dir/import.time" "$pgn_bytes" <<'PY'
 import json, re, sys
 r = json.load(open(sys.argv[1]))

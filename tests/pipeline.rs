@@ -828,3 +828,50 @@ fn readme_explorer_examples_are_the_real_output() {
     }
     assert!(checked >= 3, "only {checked} examples found");
 }
+
+/// The smallest memory budget (its batches and page cache the smallest) stores what the
+/// default stores.
+#[test]
+fn the_smallest_memory_budget_stores_what_the_default_stores() {
+    let games = generate(Variant::Xiangqi, 300, 31);
+    let dir = tempfile::tempdir().unwrap();
+    let db = |name: &str, memory_bytes: u64| {
+        let mut store = Store::open(dir.path().join(name)).unwrap();
+        let opts = ImportOptions {
+            max_ply: 0,
+            memory_bytes,
+            chunk_games: 5,
+            ..ImportOptions::default()
+        };
+        let report = import(&mut store, inputs(&games).into_iter(), &opts, |_| {}).unwrap();
+        assert_eq!(report.rejected, 0);
+        store
+    };
+    let want = dump_positions(&db("default.db", qipu::pipeline::DEFAULT_MEMORY_BYTES));
+    assert!(want.0.len() > 5_000, "{} rows", want.0.len());
+    assert!(dump_positions(&db("small.db", qipu::pipeline::MIN_MEMORY_BYTES)) == want);
+}
+
+/// `qipu import --memory` below 64 MB is refused before the database is touched; 64 imports.
+#[test]
+fn import_memory_below_64_mb_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("g.pgn");
+    std::fs::write(&pgn, crate::common::pgn_of(&[("h2e2 h9g7", 3, "1-0")])).unwrap();
+    let db = dir.path().join("q.db");
+    let (pgn_s, db_s) = (pgn.to_str().unwrap(), db.to_str().unwrap());
+    let (code, _, err) = crate::common::run(&["import", pgn_s, "--db", db_s, "--memory", "10"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--memory 10") && err.contains("64 MB"),
+        "{err}"
+    );
+    assert!(!db.exists());
+    let small = crate::common::run(&["import", pgn_s, "--db", db_s, "--memory", "64", "--json"]);
+    assert_eq!(small.0, Some(0), "{}", small.2);
+    let v: serde_json::Value = serde_json::from_str(&small.1).unwrap();
+    assert_eq!(
+        (v["imported"].as_u64(), v["duplicates"].as_u64()),
+        (Some(1), Some(2))
+    );
+}

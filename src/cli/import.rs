@@ -13,7 +13,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::CliError;
 use crate::{
     formats::{chunks, Chunk, GameError},
-    pipeline::{import_chunks, ImportOptions, ImportReport, Progress, DEFAULT_MAX_PLY},
+    pipeline::{
+        import_chunks, ImportOptions, ImportReport, Progress, DEFAULT_MAX_PLY,
+        DEFAULT_MEMORY_BYTES, MIN_MEMORY_BYTES,
+    },
     store::Store,
 };
 
@@ -45,9 +48,11 @@ pub struct ImportArgs {
     /// At most this many games per transaction.
     #[arg(long, default_value_t = ImportOptions::default().batch_games, hide = true)]
     batch_games: usize,
-    /// A transaction ends when its games hold about this many bytes of memory.
-    #[arg(long, default_value_t = ImportOptions::default().batch_bytes, hide = true)]
-    batch_bytes: usize,
+    /// Memory budget in MB (at least 64): SQLite's page cache and the games gathered for the
+    /// next transaction share it; lower it on a small machine (smaller transactions, slower
+    /// on a big database).
+    #[arg(long, value_name = "MB", default_value_t = DEFAULT_MEMORY_BYTES >> 20)]
+    memory: u64,
     /// Print each batch's timings to standard error at the end.
     #[arg(long, hide = true)]
     timings: bool,
@@ -172,11 +177,23 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
             return Err(format!("{}: no such file or folder", p.display()).into());
         }
     }
+    let memory_bytes = match args.memory.checked_mul(1 << 20) {
+        Some(b) if b >= MIN_MEMORY_BYTES => b,
+        Some(_) => {
+            let least = MIN_MEMORY_BYTES >> 20;
+            return Err(format!(
+                "--memory {}: the import needs at least {least} MB",
+                args.memory
+            )
+            .into());
+        }
+        None => return Err(format!("--memory {}: too large", args.memory).into()),
+    };
     let mut store = Store::open(&args.db)?;
     let opts = ImportOptions {
         max_ply: args.max_ply,
         batch_games: args.batch_games,
-        batch_bytes: args.batch_bytes,
+        memory_bytes,
         batch_time: Duration::from_millis(args.batch_ms),
         input_bytes: input_bytes(&args.paths),
         keep_prefix: !args.strict,

@@ -5,7 +5,8 @@
 //!
 //! Memory is bounded: work travels in chunks of about [`CHUNK_BYTES`] over bounded channels,
 //! and the writer flushes a batch (one transaction holding the games and their statistics)
-//! when its games fill `batch_bytes` of memory or number `batch_games`, or `batch_time` has
+//! when its games fill their share of `memory_bytes` (see [`budget`]: at most two batches in
+//! memory, one written and one gathered) or number `batch_games`, or `batch_time` has
 //! passed since the last one and the writer is idle (so that a killed import keeps what it
 //! did until seconds before, or until the last write's duration before when writes are
 //! slower than that; a batch waiting for a busy writer keeps growing instead of queueing:
@@ -36,7 +37,10 @@
 //! # Ok::<_, qipu::store::StoreError>(())
 //! ```
 
+mod budget;
 mod record;
+
+pub use budget::{Budget, DEFAULT_MEMORY_BYTES, MIN_MEMORY_BYTES};
 
 use std::{
     collections::HashSet,
@@ -62,11 +66,12 @@ pub struct ImportOptions {
     pub max_ply: usize,
     /// At most this many games per transaction.
     pub batch_games: usize,
-    /// A transaction ends when its games take about this many bytes of memory (see
-    /// [`GameRecord::heap_bytes`]; 1 GiB, about 700,000 synthetic games). The bigger a
-    /// batch, the fewer times the stored positions are read back and merged: once the
-    /// database is big, a batch rewrites nearly every range row whatever its size.
-    pub batch_bytes: usize,
+    /// The memory budget in bytes (`qipu import --memory`, 1 GiB by default): shared by
+    /// [`Budget`] between SQLite's page cache and the two batches in memory; a transaction
+    /// ends when its games take their share (estimated by [`GameRecord::heap_bytes`]). The
+    /// bigger a batch, the fewer times the stored positions are read back and merged: once
+    /// the database is big, a batch rewrites nearly every range row whatever its size.
+    pub memory_bytes: u64,
     /// Games per chunk handed to the workers.
     pub chunk_games: usize,
     /// A transaction also ends when this long has passed since the previous one began and
@@ -87,7 +92,7 @@ impl Default for ImportOptions {
         ImportOptions {
             max_ply: DEFAULT_MAX_PLY,
             batch_games: 1_000_000,
-            batch_bytes: 1 << 30,
+            memory_bytes: DEFAULT_MEMORY_BYTES,
             chunk_games: 1_000,
             batch_time: Duration::from_secs(2),
             input_bytes: None,
@@ -280,6 +285,8 @@ where
     I: Iterator<Item = Unit> + Send,
 {
     store.fix_max_ply(opts.max_ply)?;
+    let budget = Budget::new(opts.memory_bytes);
+    store.set_cache_bytes(budget.cache_bytes())?;
     let began = Instant::now();
     let chunk_games = opts.chunk_games.max(1);
     let batch_games = opts.batch_games.max(1);
@@ -322,8 +329,9 @@ where
             }
         });
         // The database writer runs beside the collector below, so that the workers go on
-        // reading the next batch while one is written.
-        let (batch_tx, batch_rx) = mpsc::sync_channel::<(Vec<GameRecord>, BatchLog)>(1);
+        // reading the next batch while one is written; its channel is a rendezvous, so that
+        // no third batch waits in it.
+        let (batch_tx, batch_rx) = mpsc::sync_channel::<(Vec<GameRecord>, BatchLog)>(0);
         let (done_tx, done_rx) = mpsc::channel::<(BatchOutcome, BatchLog)>();
         let writer = s.spawn(move || -> Result<(), StoreError> {
             for (batch, mut log) in batch_rx {
@@ -346,7 +354,7 @@ where
         };
         let mut numbers = GameNumbers::default();
         let mut batch: Vec<GameRecord> = Vec::new();
-        let mut batch_bytes = 0;
+        let mut batch_bytes = 0u64;
         let mut batch_started = Instant::now();
         // Bytes of input read, and of the batch being gathered.
         let (mut input_read, mut batch_input) = (0u64, 0u64);
@@ -373,7 +381,7 @@ where
                             if !files.contains(&r.source.file) {
                                 files.insert(r.source.file.clone());
                             }
-                            batch_bytes += r.heap_bytes();
+                            batch_bytes += r.heap_bytes() as u64;
                             batch.push(r);
                         }
                         Err(e) => {
@@ -397,7 +405,7 @@ where
                 // bigger as writing them gets slower (a batch rewrites every range row it
                 // touches, about all of them once the database is big): the writer's cost
                 // per game stays bounded instead of growing with the database.
-                let full = batch.len() >= batch_games || batch_bytes >= opts.batch_bytes;
+                let full = batch.len() >= batch_games || budget.closes(batch_bytes);
                 let timed = !batch.is_empty()
                     && in_flight == 0
                     && batch_started.elapsed() >= opts.batch_time

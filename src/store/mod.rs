@@ -370,6 +370,18 @@ impl Store {
         Ok(())
     }
 
+    /// Sizes SQLite's page cache to about `bytes` (the import's share of its memory budget,
+    /// [`crate::pipeline::Budget`]).
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn set_cache_bytes(&self, bytes: u64) -> Result<(), StoreError> {
+        // A negative size is in KiB.
+        let kib = i64::try_from(bytes >> 10).unwrap_or(i64::MAX);
+        self.conn.pragma_update(None, "cache_size", -kib)?;
+        Ok(())
+    }
+
     fn meta(&self, name: &str) -> Result<Option<String>, StoreError> {
         use rusqlite::OptionalExtension;
         Ok(self
