@@ -64,9 +64,12 @@ if [ "$STEPS" -gt 0 ]; then
 import json, os, sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 one = lambda q: c.execute(q).fetchone()
-pos = one("SELECT sum(pgsize), sum(unused) FROM dbstat WHERE name = 'positions'")
+# Every segment's busy positions (`positions`, `positions_2`, …: store::segments).
+pos = one("SELECT sum(pgsize), sum(unused) FROM dbstat WHERE name = 'positions' "
+          "OR name GLOB 'positions_[0-9]*'")
 print(json.dumps({
     "games": one("SELECT count(*) FROM games")[0],
+    "segments": one("SELECT count(*) FROM segments WHERE games > 0")[0],
     "bytes": os.path.getsize(sys.argv[1]),
     "unused_in_pages": one("SELECT sum(unused) FROM dbstat")[0] or 0,
     "free_pages_bytes": one("PRAGMA freelist_count")[0] * one("PRAGMA page_size")[0],
@@ -107,7 +110,7 @@ def batches(path):
     return n, total
 
 print(f"{'step':>4} {'games':>9} {'wall s':>8} {'CPU s':>8} {'CPU/1st':>7} {'games/s':>8} {'g/CPU s':>8} "
-      f"{'db bytes':>13} {'unused':>12} {'unused%':>7} {'RSS MiB':>8} {'p50 ms':>7} {'cpu p50':>7}")
+      f"{'db bytes':>13} {'unused':>12} {'unused%':>7} {'RSS MiB':>8} {'p50 ms':>7} {'cpu p50':>7} {'segments':>8}")
 first_cpu = None
 rewritten = []
 for k in range(1, steps + 1):
@@ -124,7 +127,7 @@ for k in range(1, steps + 1):
               f"{r.get('merged_copies')} copies merged, {games} in the file: the steps' games are not all new")
     print(f"{k:>4} {games:>9} {wall:>8.1f} {cpu:>8.1f} {cpu / first_cpu:>7.2f} {r['imported'] / wall:>8.0f} "
           f"{r['imported'] / cpu:>8.0f} {size:>13} {unused:>12} {100 * unused / size:>6.1f}% {rss / 1024:>8.0f} "
-          f"{p50:>7.3f} {cpu50:>7.3f}")
+          f"{p50:>7.3f} {cpu50:>7.3f} {st['segments']:>8}")
     rewritten.append((k, r["imported"], batches(f"{d}/step{k}.timings"), pos_pages or 0, pos_unused or 0, free))
 print("bytes the batches wrote per step (MB; per imported game in bytes), from `qipu import --timings`:")
 print(f"{'step':>4} {'batches':>7} {'ranges':>9} {'busy rows':>9} {'summary':>9} {'links':>9} {'buckets':>9} {'lists':>9} {'B/game':>8} {'positions MB':>12} {'its unused':>10} {'free MB':>8}")

@@ -5,7 +5,7 @@
 //!
 //! Memory is bounded: work travels in chunks of about [`CHUNK_BYTES`] over bounded channels,
 //! and the writer flushes a batch (one transaction holding the games and their statistics)
-//! when its games fill their share of `memory_bytes` (see [`budget`]: at most two batches in
+//! when its games fill their share of `memory_bytes` (see `budget`: at most two batches in
 //! memory, one written and one gathered) or number `batch_games`, or `batch_time` has
 //! passed since the last one and the writer is idle (so that a killed import keeps what it
 //! did until seconds before, or until the last write's duration before when writes are

@@ -69,7 +69,7 @@ impl Store {
     /// the opening labels of every game through the position (the name is the position's),
     /// and as `top` the candidates for the best games, not ranked and not cut to `top`: a
     /// position of at most [`LIST_MAX`](crate::store::LIST_MAX) games gives every game that
-    /// passes; a busier one the first `top` of its kept best games ([`TOP_KEPT`]) that pass
+    /// passes; a busier one the first `top` of its kept best games ([`TOP_KEPT`](crate::store::TOP_KEPT)) that pass
     /// when that many do or they are all its games, else the best `top` of its full lists
     /// (`store::lists`, more than 1,000 games) or of its games' facts rows (at most 1,000,
     /// ranked by a bound of their score until the best are sure); the latest games
