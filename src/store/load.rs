@@ -232,8 +232,10 @@ impl Store {
         // the games stored and the links just written.
         self.rebuild_lists()?;
         // Segment 1's tables count every game now (the batches that stored them may have
-        // opened later segments, which hold no statistics).
-        self.conn.execute_batch(sql::LOADED_SEGMENT)?;
+        // opened later segments, which hold no statistics); it stays open unless full.
+        self.conn
+            .execute(sql::LOADED_SEGMENT, [super::segments::SEGMENT_GAMES as i64])?;
+        self.conn.execute(sql::LOADED_LATER_SEGMENTS, [])?;
         tx.commit()?;
         Ok(out)
     }

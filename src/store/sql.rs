@@ -260,12 +260,15 @@ pub(super) const COUNT_IN_SEGMENT: &str = "UPDATE segments SET games = games + ?
     first_game = coalesce(first_game, ?2), last_game = max(coalesce(last_game, ?3), ?3) \
     WHERE id = ?1";
 /// A segment's statistics after a bulk load into an empty database: segment 1 counts every
-/// game, and is sealed.
+/// game, and is sealed only when it holds ?1 games or more (so that a later import or load
+/// goes on in it, as it would after an import); the segments after it count none.
 pub(super) const LOADED_SEGMENT: &str = "UPDATE segments SET \
     first_game = (SELECT min(id) FROM games), last_game = (SELECT max(id) FROM games), \
-    games = (SELECT count(*) FROM games), sealed = 1 WHERE id = 1; \
-    UPDATE segments SET first_game = NULL, last_game = NULL, games = 0, sealed = 1 \
-    WHERE id > 1;";
+    games = (SELECT count(*) FROM games), sealed = ((SELECT count(*) FROM games) >= ?1) \
+    WHERE id = 1";
+/// See [`LOADED_SEGMENT`]: the segments after the first, emptied and sealed.
+pub(super) const LOADED_LATER_SEGMENTS: &str = "UPDATE segments SET first_game = NULL, \
+    last_game = NULL, games = 0, sealed = 1 WHERE id > 1";
 /// The tables of a segment after the first, as segment 1's (`schema/002`, `003`, `004`,
 /// `011`) with the names of segment 1 (`segments::Tables::sql` renames them).
 pub(super) const CREATE_SEGMENT_TABLES: &str = "\
