@@ -220,6 +220,101 @@ fn persons_are_the_same_batch_by_batch_after_a_rebuild_and_a_migration() {
     check_person(&db, "HU RongHua", HU);
 }
 
+/// The persons of a database as sets of spellings (names as written), whatever their ids
+/// and the name each is shown by.
+fn partition(db: &Path) -> std::collections::BTreeSet<Vec<String>> {
+    players(db, "")
+        .iter()
+        .map(|p| {
+            let mut names: Vec<String> = p["spellings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["name"].as_str().unwrap().to_string())
+                .collect();
+            names.sort();
+            names
+        })
+        .collect()
+}
+
+/// Whether recomputing the persons of the whole table changes any (an import batch only
+/// recomputes the names its games bring and those tied to them).
+fn rebuild_changes(db: &Path) -> usize {
+    let mut store = qipu::store::Store::open(db).unwrap();
+    store.rebuild_persons().unwrap().changed
+}
+
+/// One game per import, in the order written and reversed: after every import the persons
+/// are those of a recomputation over the whole table, and at the end those of one import.
+#[test]
+fn one_game_per_import_gives_the_persons_of_one_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = partition(&imported(dir.path(), &[]));
+    assert!(whole.iter().any(|p| p.len() == 4), "{whole:?}");
+    for reversed in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("one.db");
+        let mut order: Vec<usize> = (0..GAMES.len()).collect();
+        if reversed {
+            order.reverse();
+        }
+        for i in order {
+            let (red, black, moves, result) = GAMES[i];
+            let event = format!("Hand {i}");
+            let file = dir.path().join(format!("{i}.pgn"));
+            let game = pgn_game(
+                &[("Event", &event), ("Red", red), ("Black", black)],
+                moves,
+                result,
+            );
+            std::fs::write(&file, game).unwrap();
+            crate::common::import_file(&file, &db, &[]);
+            assert_eq!(
+                rebuild_changes(&db),
+                0,
+                "after game {i} (reversed: {reversed})"
+            );
+        }
+        assert_eq!(partition(&db), whole, "reversed: {reversed}");
+    }
+}
+
+/// The bundled sample (3,312 ccpd files) imported in ten parts: after each part the persons
+/// are those of a recomputation over the whole table, and at the end those of one import.
+#[test]
+fn the_bundled_sample_in_ten_imports_gives_the_persons_of_one() {
+    let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/ccpd");
+    let mut files = Vec::new();
+    let mut dirs = vec![sample.clone()];
+    while let Some(p) = dirs.pop() {
+        if p.is_dir() {
+            dirs.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        } else {
+            files.push(p);
+        }
+    }
+    files.sort();
+    assert!(files.len() > 3000, "{}", files.len());
+    let dir = tempfile::tempdir().unwrap();
+    let one = dir.path().join("one.db");
+    crate::common::import_file(&sample, &one, &[]);
+    let whole = partition(&one);
+    assert!(
+        whole.iter().any(|p| p.len() > 1),
+        "some person has spellings"
+    );
+    let parts = dir.path().join("parts.db");
+    for chunk in files.chunks(files.len().div_ceil(10)) {
+        let mut args = vec!["import", "--db", parts.to_str().unwrap()];
+        args.extend(chunk.iter().map(|f| f.to_str().unwrap()));
+        let (ok, _, err) = qipu(&args);
+        assert!(ok, "{err}");
+        assert_eq!(rebuild_changes(&parts), 0);
+    }
+    assert_eq!(partition(&parts), whole);
+}
+
 /// A tag's value in a PGN text, trimmed ("" when absent): the test's own reader.
 fn tag<'a>(text: &'a str, key: &str) -> &'a str {
     let open = format!("[{key} \"");

@@ -342,8 +342,13 @@ impl Store {
     /// [`Buckets::replace`]) that reads no other game, each position's row once; only a
     /// position whose sums cannot tell the answer alone is counted again from all its games
     /// ([`Store::recount_busy`]). Runs in the batch's transaction, after its new games are
-    /// counted. Returns (busy positions changed by a delta, busy positions counted again).
-    pub(super) fn take_copies(&self, richer: &[Richer<'_>]) -> Result<(u64, u64), StoreError> {
+    /// counted. Returns (busy positions changed by a delta, busy positions counted again);
+    /// adds the players (ids) whose games changed to `touched`.
+    pub(super) fn take_copies(
+        &self,
+        richer: &[Richer<'_>],
+        touched: &mut Vec<i64>,
+    ) -> Result<(u64, u64), StoreError> {
         // Each changed game's facts before (as stored) and its richer copy (whose facts it
         // now has: `take_copy` stores the copy's header, and its moves and result are the
         // game's), and the positions it went through.
@@ -351,7 +356,7 @@ impl Store {
         let mut touches: Vec<(PositionKey, u16, usize)> = Vec::new();
         for (id, r, mark, source) in richer {
             let before = self.through(*id, END_OF_GAME)?;
-            if !self.take_copy(*id, r, mark, *source)? {
+            if !self.take_copy(*id, r, mark, *source, touched)? {
                 continue;
             }
             if before.facts() == record_facts(r) {
@@ -442,7 +447,8 @@ impl Store {
 
     /// The stored game `id` takes the metadata of a richer copy (its hash, source, header,
     /// facts, richness and start FEN text; its moves and start position are the same), and
-    /// the player index follows. Returns
+    /// the player index follows (the players it took the game from or gave it to are added
+    /// to `touched`, a player gone too). Returns
     /// `false`, changing nothing, if another stored game already has the copy's content
     /// hash. The busy positions it went through must then count its new facts
     /// ([`Store::take_copies`]) once the batch's games are in.
@@ -452,6 +458,7 @@ impl Store {
         r: &GameRecord,
         mark: &Mark,
         source: i64,
+        touched: &mut Vec<i64>,
     ) -> Result<bool, StoreError> {
         let old: Option<(Option<String>, Option<String>)> = self
             .conn
@@ -503,20 +510,26 @@ impl Store {
         self.conn
             .prepare_cached(sql::INSERT_GAME_FACTS)?
             .execute(rusqlite::params![id, facts.game_facts().encode()])?;
-        self.unindex_player(id, 0, old_first.as_deref())?;
-        self.unindex_player(id, 1, old_second.as_deref())?;
-        self.index_players(&[Players {
+        touched.extend(self.unindex_player(id, 0, old_first.as_deref())?);
+        touched.extend(self.unindex_player(id, 1, old_second.as_deref())?);
+        touched.extend(self.index_players(&[Players {
             id,
             first: t.first.as_deref(),
             second: t.second.as_deref(),
-        }])?;
+        }])?);
         Ok(true)
     }
 
-    /// Takes a game off the player index for one side (the inverse of `index_players`).
-    fn unindex_player(&self, game: i64, side: i64, name: Option<&str>) -> Result<(), StoreError> {
+    /// Takes a game off the player index for one side (the inverse of `index_players`);
+    /// gives the player it was taken from (perhaps gone now, with its last game).
+    fn unindex_player(
+        &self,
+        game: i64,
+        side: i64,
+        name: Option<&str>,
+    ) -> Result<Option<i64>, StoreError> {
         let Some(name) = name.map(str::trim).filter(|n| !n.is_empty()) else {
-            return Ok(());
+            return Ok(None);
         };
         let folded = crate::formats::names::fold(name);
         let player: Option<i64> = self
@@ -525,14 +538,14 @@ impl Store {
             .query_row([&folded], |r| r.get(0))
             .optional()?;
         let Some(player) = player else {
-            return Ok(());
+            return Ok(None);
         };
         let removed = self
             .conn
             .prepare_cached(sql::DELETE_PLAYER_GAME)?
             .execute(rusqlite::params![player, side, game])?;
         if removed == 0 {
-            return Ok(());
+            return Ok(None);
         }
         self.conn
             .prepare_cached(sql::SUB_PLAYER_NAME)?
@@ -553,7 +566,7 @@ impl Store {
                 .prepare_cached(sql::UPDATE_PLAYER)?
                 .execute([player])?;
         }
-        Ok(())
+        Ok(Some(player))
     }
 
     /// Counts a busy position's summary and buckets again from all its games (a quiet

@@ -197,6 +197,8 @@ pub struct Store {
     sources: Option<HashMap<String, i64>>,
     /// The segment whose tables the statistics statements address (`store::segments`).
     tables: std::cell::RefCell<std::sync::Arc<segments::Tables>>,
+    /// What the person rules read of each name, kept between an import's batches.
+    name_keys: std::cell::RefCell<crate::formats::persons::NameKeys>,
 }
 
 impl Store {
@@ -207,6 +209,7 @@ impl Store {
             conn,
             sources: None,
             tables: std::cell::RefCell::new(std::sync::Arc::new(segments::Tables::of(1))),
+            name_keys: std::cell::RefCell::default(),
         }
     }
 

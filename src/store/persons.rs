@@ -5,12 +5,12 @@
 //! spellings ([`Store::person`]), the persons of a pattern ([`Store::players`]) and the
 //! names nearest an unknown one ([`Store::nearest_players`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{decisions::DecidedNames, model::PlayerRow, sql, Store, StoreError};
 use crate::formats::{
     names::fold,
-    persons::{base, persons_with, Name},
+    persons::{base, linked, persons_with, Name},
 };
 
 /// One spelling of a person's name: a player of the index (a folded name), with the name
@@ -46,6 +46,21 @@ pub(super) struct Player {
     pub(super) games: u64,
 }
 
+/// The pairs of players that sat at one game, from (game, player) seats.
+fn pairs_of(mut seats: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    seats.sort_unstable();
+    seats.dedup();
+    let mut met = Vec::with_capacity(seats.len() / 2);
+    for game in seats.chunk_by(|a, b| a.0 == b.0) {
+        for (i, a) in game.iter().enumerate() {
+            for b in &game[i + 1..] {
+                met.push((a.1, b.1));
+            }
+        }
+    }
+    met
+}
+
 fn games_of(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
@@ -73,9 +88,36 @@ impl Store {
         self.resolve_checked(None)
     }
 
-    /// [`Store::resolve_persons`]; with `Some(mark)`, the error naming the game when a
-    /// recorded decision newer than `mark` would join two names that met.
-    pub(super) fn resolve_checked(&self, mark: Option<i64>) -> Result<PersonsOutcome, StoreError> {
+    /// [`Store::resolve_persons`] for the names an import batch brought games to or took
+    /// games from (`touched`, ids, some perhaps gone), the names that were one person with
+    /// them, and the names tied to those by the matching rules ([`linked`]): no other
+    /// name's person can change, so only these are recomputed, from their own games' seats
+    /// (the same persons as a recomputation of the whole table: tests/persons.rs).
+    pub(super) fn resolve_persons_of(&self, touched: &[i64]) -> Result<(), StoreError> {
+        let (names, ids) = self.player_names()?;
+        let decided = self.decided(&ids)?;
+        let mut from: HashSet<i64> = touched.iter().copied().collect();
+        let mut same = self.conn.prepare_cached(sql::PLAYERS_OF_PERSON)?;
+        for &id in touched {
+            for other in same.query_map([id], |r| r.get::<_, i64>(0))? {
+                from.insert(other?);
+            }
+        }
+        let tied = linked(
+            &names,
+            &decided.decisions,
+            &from,
+            &mut self.name_keys.borrow_mut(),
+        );
+        let names: Vec<Name> = names.into_iter().filter(|n| tied.contains(&n.id)).collect();
+        let met = self.met_among(&tied)?;
+        let (person, _) = persons_with(&names, &met, &decided.decisions.among(&tied));
+        self.set_persons(&names, &person)?;
+        Ok(())
+    }
+
+    /// Every player's id, name and games, and the ids by folded name.
+    fn player_names(&self) -> Result<(Vec<Name>, HashMap<String, i64>), StoreError> {
         let mut ids: HashMap<String, i64> = HashMap::new();
         let names: Vec<Name> = self
             .conn
@@ -97,6 +139,13 @@ impl Store {
                 })
             })
             .collect::<Result<_, _>>()?;
+        Ok((names, ids))
+    }
+
+    /// [`Store::resolve_persons`]; with `Some(mark)`, the error naming the game when a
+    /// recorded decision newer than `mark` would join two names that met.
+    pub(super) fn resolve_checked(&self, mark: Option<i64>) -> Result<PersonsOutcome, StoreError> {
+        let (names, ids) = self.player_names()?;
         let met = self.met_pairs()?;
         let decided = self.decided(&ids)?;
         let (person, refused) = persons_with(&names, &met, &decided.decisions);
@@ -109,12 +158,21 @@ impl Store {
                 }
             }
         }
+        self.set_persons(&names, &person)
+    }
+
+    /// Writes the persons of some names (a name without one is its own).
+    fn set_persons(
+        &self,
+        names: &[Name],
+        person: &HashMap<i64, i64>,
+    ) -> Result<PersonsOutcome, StoreError> {
         let mut set = self.conn.prepare_cached(sql::SET_PERSON)?;
         let mut out = PersonsOutcome {
             players: names.len(),
             ..PersonsOutcome::default()
         };
-        for n in &names {
+        for n in names {
             let p = person.get(&n.id).copied().unwrap_or(n.id);
             out.persons += usize::from(p == n.id);
             out.changed += set.execute(rusqlite::params![n.id, p])?;
@@ -122,24 +180,26 @@ impl Store {
         Ok(out)
     }
 
+    /// The pairs of players (ids) among `some` that met in a game, from their own games.
+    fn met_among(&self, some: &HashSet<i64>) -> Result<Vec<(i64, i64)>, StoreError> {
+        let mut seats: Vec<(i64, i64)> = Vec::new();
+        let mut stmt = self.conn.prepare_cached(sql::PLAYER_GAMES)?;
+        for &id in some {
+            for game in stmt.query_map([id], |r| r.get::<_, i64>(1))? {
+                seats.push((game?, id));
+            }
+        }
+        Ok(pairs_of(seats))
+    }
+
     /// The pairs of players (ids) that met in a game.
     fn met_pairs(&self) -> Result<Vec<(i64, i64)>, StoreError> {
-        let mut seats: Vec<(i64, i64)> = self
+        let seats: Vec<(i64, i64)> = self
             .conn
             .prepare_cached(sql::GAME_PLAYERS)?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
             .collect::<Result<_, _>>()?;
-        seats.sort_unstable();
-        seats.dedup();
-        let mut met = Vec::with_capacity(seats.len() / 2);
-        for game in seats.chunk_by(|a, b| a.0 == b.0) {
-            for (i, a) in game.iter().enumerate() {
-                for b in &game[i + 1..] {
-                    met.push((a.1, b.1));
-                }
-            }
-        }
-        Ok(met)
+        Ok(pairs_of(seats))
     }
 
     /// [`Store::resolve_persons`] as a migration's step.

@@ -36,8 +36,9 @@ pub(super) struct Players<'a> {
 }
 
 impl Store {
-    /// Adds games to the player index, in the caller's transaction.
-    pub(super) fn index_players(&self, games: &[Players<'_>]) -> Result<(), StoreError> {
+    /// Adds games to the player index, in the caller's transaction; gives the players (ids)
+    /// it added games to, in id order.
+    pub(super) fn index_players(&self, games: &[Players<'_>]) -> Result<Vec<i64>, StoreError> {
         // Each folded name of the batch once: its id, and how often each written form occurs.
         let mut ids: HashMap<String, i64> = HashMap::new();
         let mut forms: HashMap<(i64, &str), u64> = HashMap::new();
@@ -83,10 +84,10 @@ impl Store {
         touched.sort_unstable();
         touched.dedup();
         let mut update = self.conn.prepare_cached(sql::UPDATE_PLAYER)?;
-        for id in touched {
+        for &id in &touched {
             update.execute([id])?;
         }
-        Ok(())
+        Ok(touched)
     }
 
     /// The moves one player's games played at a position (by key), counting only the games

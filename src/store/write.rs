@@ -216,14 +216,15 @@ impl Store {
             self.count_in_segment(segment.id, first.id, last.id, counted.len() as u64)?;
         }
         clock.lap();
-        self.index_players(&players)?;
+        let mut touched = self.index_players(&players)?;
         out.timings.players = clock.lap();
-        (out.copy_deltas, out.copy_recounts) = self.take_copies(&richer)?;
+        (out.copy_deltas, out.copy_recounts) = self.take_copies(&richer, &mut touched)?;
         out.timings.copies = clock.lap();
-        // The persons of the whole player table, in this transaction: a killed import
-        // leaves them as of its last batch.
-        if !players.is_empty() || !richer.is_empty() {
-            self.resolve_persons()?;
+        // The persons, in this transaction (a killed import leaves them as of its last
+        // batch): of the names the batch's games (and the copies taken) brought or took
+        // games from, and of those tied to them.
+        if !touched.is_empty() {
+            self.resolve_persons_of(&touched)?;
         }
         out.timings.persons = clock.lap();
         tx.commit()?;
