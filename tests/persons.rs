@@ -26,6 +26,9 @@ const GAMES: &[(&str, &str, &str, &str)] = &[
     ("江蘇王斌", "呂欽", "b2e2 b9c7", "0-1"),
     ("上海 胡榮華", "王斌", "h2e2 h9g7", "1-0"),
     ("Lv Qin", "XU YinChuan", "c3c4 c6c5", "1/2-1/2"),
+    // Two players in one tag: a pair once 陶漢明 is a name of its own, never 趙國榮.
+    ("陶漢明 趙國榮", "胡明", "h2e2 h9g7", "1-0"),
+    ("陶漢明", "王斌", "b2e2 h9g7", "0-1"),
 ];
 
 /// The spellings of 胡榮華 in `GAMES`, by hand (胡明 is another player).
@@ -120,6 +123,8 @@ fn every_spelling_finds_the_whole_person() {
     check_person(&db, "王斌", &["王斌"]);
     check_person(&db, "江蘇王斌", &["江蘇王斌"]);
     check_person(&db, "胡明", &["胡明"]);
+    check_person(&db, "趙國榮", &["趙國榮"]);
+    check_person(&db, "陶漢明 趙國榮", &["陶漢明 趙國榮"]);
     assert_eq!(expected(HU).0, 6, "the fixture's own count");
 }
 

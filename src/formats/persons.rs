@@ -8,7 +8,8 @@
 //!   `data/places.txt`) comes off, and so does any front part of two or more characters when
 //!   what is left is itself a name of two or more characters in the database, written
 //!   without Latin letters (the front part may hold some: an event written into the name's
-//!   tag, `惠來大庚園杯全國冠軍賽 B組第三輪：廣東呂欽`; never in a pair, `伍霞+胡榮華`);
+//!   tag, `惠來大庚園杯全國冠軍賽 B組第三輪：廣東呂欽`; never in a pair, `伍霞+胡榮華`,
+//!   nor when the front part is itself a name of the database, `呂欽 許銀川`);
 //! - a name in Latin letters (`HU RongHua`, `Ronghua Hu`, `Lv Qin`, `Lü Qin`) is the hanzi
 //!   name that reads so in pinyin (any case, spacing, order; `ü`, `v` and `u` alike) when
 //!   exactly one person in the database reads so.
@@ -325,16 +326,22 @@ pub struct Refused {
 /// in text order), by the rules of this module. `met` lists the pairs of names (ids) that played each
 /// other; two names that met are never one person.
 pub fn persons(names: &[Name], met: &[(i64, i64)]) -> HashMap<i64, i64> {
-    persons_with(names, met, &Decisions::default()).0
+    persons_with(names, met, &Decisions::default(), &mut NameKeys::default()).0
 }
 
 /// [`persons`] after the decisions taken by hand, with the joins it refused. A person with
-/// a name of [`Decisions::heads`] is named by it.
+/// a name of [`Decisions::heads`] is named by it. `keys` keeps what it read of each name
+/// (its base, its readings) for the next call.
 pub fn persons_with(
     names: &[Name],
     met: &[(i64, i64)],
     decided: &Decisions,
+    keys: &mut NameKeys,
 ) -> (HashMap<i64, i64>, Vec<Refused>) {
+    for n in names {
+        keys.add(&n.name);
+    }
+    let keys = &*keys;
     let mut g = Groups {
         alone: HashSet::new(),
         root: names.iter().map(|n| (n.id, n.id)).collect(),
@@ -364,13 +371,18 @@ pub fn persons_with(
         }
     }
     // Most games first, so that a name joins the person it most likely is.
-    let mut order: Vec<&Name> = names.iter().collect();
-    order.sort_by(|a, b| b.games.cmp(&a.games).then(a.id.cmp(&b.id)));
-    let bases: Vec<String> = order.iter().map(|n| base(&n.name)).collect();
+    // (Every name's keys were read above: none is left out.)
+    let mut order: Vec<(&Name, &Keys)> = names
+        .iter()
+        .filter_map(|n| keys.by_name.get(&n.name).map(|k| (n, k)))
+        .collect();
+    order.sort_by(|(a, _), (b, _)| b.games.cmp(&a.games).then(a.id.cmp(&b.id)));
+    let (order, read): (Vec<&Name>, Vec<&Keys>) = order.into_iter().unzip();
+    let bases: Vec<&str> = read.iter().map(|k| k.base.as_str()).collect();
     // Rank and known prefixes: one base, one person.
     let mut by_base: HashMap<&str, i64> = HashMap::new();
     for (n, b) in order.iter().zip(&bases) {
-        match by_base.get(b.as_str()) {
+        match by_base.get(b) {
             Some(&first) => {
                 g.auto(first, n.id);
             }
@@ -398,26 +410,29 @@ pub fn persons_with(
                 continue;
             }
             if let Some(&other) = by_base.get(rest) {
-                g.auto(other, n.id);
+                // A front part that is itself a name makes a pair (`呂欽 許銀川`): no cut.
+                if !by_base.contains_key(b[..cut].trim()) {
+                    g.auto(other, n.id);
+                }
                 break;
             }
         }
     }
     // Pinyin: a romanized name joins the one hanzi person that reads so.
-    let mut reads: HashMap<String, HashSet<i64>> = HashMap::new();
-    for (n, b) in order.iter().zip(&bases) {
-        if is_hanzi(b) && !g.alone.contains(&n.id) {
+    let mut reads: HashMap<&str, HashSet<i64>> = HashMap::new();
+    for (n, k) in order.iter().zip(&read) {
+        if !g.alone.contains(&n.id) {
             let person = g.find(n.id);
-            for k in readings(b) {
-                reads.entry(k).or_default().insert(person);
+            for r in &k.readings {
+                reads.entry(r).or_default().insert(person);
             }
         }
     }
-    for n in &order {
-        let Some(k) = roman_key(without_rank(&n.name).0) else {
+    for (n, k) in order.iter().zip(&read) {
+        let Some(k) = &k.roman else {
             continue;
         };
-        if let Some(people) = reads.get(&k) {
+        if let Some(people) = reads.get(k.as_str()) {
             let people: HashSet<i64> = people.iter().map(|&p| g.find(p)).collect();
             if let [one] = people.into_iter().collect::<Vec<_>>()[..] {
                 g.auto(one, n.id);
@@ -491,7 +506,8 @@ impl NameKeys {
 
 /// The names whose persons [`persons_with`] may decide together with those of `from`: every
 /// name tied to one of them, through any chain, by what the rules compare (one base; a base
-/// that is another name's base after a front part; a pinyin reading of a hanzi name that a
+/// that is another name's base after a front part, or a front part that is another name's
+/// base; a pinyin reading of a hanzi name that a
 /// romanized name has; a join of `decided`). A name outside them is decided apart, the same
 /// whatever happens to them, so that [`persons_with`] over these names alone (their met
 /// pairs, [`Decisions::among`] them) gives them the persons it gives over every name: what
@@ -538,6 +554,10 @@ pub fn linked(
                 let rest = &b[cut..];
                 if known.contains(rest) {
                     by_key.entry((b'b', rest)).or_default().push(i);
+                }
+                let front = b[..cut].trim();
+                if known.contains(front) {
+                    by_key.entry((b'b', front)).or_default().push(i);
                 }
             }
         }

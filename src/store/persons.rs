@@ -111,7 +111,12 @@ impl Store {
         );
         let names: Vec<Name> = names.into_iter().filter(|n| tied.contains(&n.id)).collect();
         let met = self.met_among(&tied)?;
-        let (person, _) = persons_with(&names, &met, &decided.decisions.among(&tied));
+        let (person, _) = persons_with(
+            &names,
+            &met,
+            &decided.decisions.among(&tied),
+            &mut self.name_keys.borrow_mut(),
+        );
         self.set_persons(&names, &person)?;
         Ok(())
     }
@@ -148,7 +153,12 @@ impl Store {
         let (names, ids) = self.player_names()?;
         let met = self.met_pairs()?;
         let decided = self.decided(&ids)?;
-        let (person, refused) = persons_with(&names, &met, &decided.decisions);
+        let (person, refused) = persons_with(
+            &names,
+            &met,
+            &decided.decisions,
+            &mut self.name_keys.borrow_mut(),
+        );
         if let Some(mark) = mark {
             for r in &refused {
                 if let Some(Some(rule)) = decided.rules.get(r.join) {

@@ -164,6 +164,33 @@ fn short_rests_and_pairs_stay() {
     assert_ne!(p[&3], p[&4]);
 }
 
+/// ccpd names two players in one tag with a space or nothing between them (`呂欽 許銀川`,
+/// `伍霞胡榮華`, `陶漢明 趙國榮`): when the front part is a name of its own, the tag is a
+/// pair, neither of them; a front part that is no name still comes off.
+#[test]
+fn two_names_in_one_tag_are_a_pair() {
+    let n = names(&[
+        ("許銀川", 600),
+        ("呂欽", 509),
+        ("呂欽 許銀川", 2),
+        ("胡榮華", 385),
+        ("伍霞", 20),
+        ("伍霞胡榮華", 1),
+        ("趙國榮", 447),
+        ("陶漢明", 110),
+        ("陶漢明 趙國榮", 1),
+        ("火車頭 呂欽", 3),
+        ("甲級聯賽 許銀川", 1),
+    ]);
+    let p = persons(&n, &[]);
+    for (pair, a, b) in [(3, 1, 2), (6, 4, 5), (9, 7, 8)] {
+        assert_ne!(p[&pair], p[&a], "{}", n[pair as usize - 1].name);
+        assert_ne!(p[&pair], p[&b], "{}", n[pair as usize - 1].name);
+    }
+    assert_eq!(p[&10], p[&2], "a place");
+    assert_eq!(p[&11], p[&1], "an event");
+}
+
 /// Over the ccpd master games (read here with a plain tag reader, not qipu's PGN reader):
 /// every game naming 胡榮華 alone (any prefix, spacing or script) lands on one person, with
 /// the pairs of names met in a game kept apart.
