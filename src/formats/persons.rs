@@ -38,6 +38,10 @@ use pinyin::{ToPinyin, ToPinyinMulti};
 
 use super::names::fold;
 
+mod index;
+use index::Keys;
+pub use index::{NameIndex, NameKeys};
+
 /// A player of the index: their id, the name as written most often, their games.
 #[derive(Clone, Debug)]
 pub struct Name {
@@ -396,22 +400,11 @@ pub fn persons_with(
     // letters (the front part may hold some: an event written into the name's tag,
     // `…B組第三輪：廣東呂欽`). A name in Latin letters alone is never cut, nor a pair
     // (`伍霞+胡榮華`).
-    for (n, b) in order.iter().zip(&bases) {
-        if b.is_ascii() || b.contains(PAIR_MARKS) {
-            continue;
-        }
-        let starts: Vec<usize> = b.char_indices().map(|(i, _)| i).collect();
-        for &cut in starts.iter().skip(2) {
-            let rest = &b[cut..];
-            if rest.chars().count() < 2 {
-                break;
-            }
-            if rest.chars().any(|c| c.is_ascii()) {
-                continue;
-            }
-            if let Some(&other) = by_base.get(rest) {
+    for (n, k) in order.iter().zip(&read) {
+        for (front, rest) in &k.cuts {
+            if let Some(&other) = by_base.get(rest.as_str()) {
                 // A front part that is itself a name makes a pair (`呂欽 許銀川`): no cut.
-                if !by_base.contains_key(b[..cut].trim()) {
+                if !by_base.contains_key(front.as_str()) {
                     g.auto(other, n.id);
                 }
                 break;
@@ -466,148 +459,6 @@ pub fn persons_with(
         }
     }
     (out, refused)
-}
-
-/// What [`linked`] compares of each name (its base, its romanized reading, the readings of
-/// a hanzi base), computed once per name and kept between calls: an import's batches ask
-/// about every name of the table, and reading them anew each batch would cost in proportion
-/// to the table, not the batch.
-#[derive(Debug, Default)]
-pub struct NameKeys {
-    by_name: HashMap<String, Keys>,
-}
-
-#[derive(Debug)]
-struct Keys {
-    base: String,
-    roman: Option<String>,
-    readings: Vec<String>,
-}
-
-impl NameKeys {
-    fn add(&mut self, name: &str) {
-        if self.by_name.contains_key(name) {
-            return;
-        }
-        let base = base(name);
-        let readings = if is_hanzi(&base) {
-            readings(&base)
-        } else {
-            Vec::new()
-        };
-        let keys = Keys {
-            roman: roman_key(without_rank(name).0),
-            readings,
-            base,
-        };
-        self.by_name.insert(name.to_string(), keys);
-    }
-}
-
-/// The names whose persons [`persons_with`] may decide together with those of `from`: every
-/// name tied to one of them, through any chain, by what the rules compare (one base; a base
-/// that is another name's base after a front part, or a front part that is another name's
-/// base; a pinyin reading of a hanzi name that a
-/// romanized name has; a join of `decided`). A name outside them is decided apart, the same
-/// whatever happens to them, so that [`persons_with`] over these names alone (their met
-/// pairs, [`Decisions::among`] them) gives them the persons it gives over every name: what
-/// an import batch recomputes for the names its games bring. `keys` keeps what it read of
-/// each name for the next call.
-///
-/// ```
-/// use qipu::formats::persons::{linked, Decisions, Name, NameKeys};
-/// let name = |id, name: &str| Name { id, name: name.into(), games: 1 };
-/// let names = [name(1, "胡榮華"), name(2, "上海胡榮華"), name(3, "HU RongHua"), name(4, "呂欽")];
-/// let from = [2].into_iter().collect();
-/// let mut keys = NameKeys::default();
-/// let mut tied: Vec<i64> = linked(&names, &Decisions::default(), &from, &mut keys)
-///     .into_iter()
-///     .collect();
-/// tied.sort();
-/// assert_eq!(tied, [1, 2, 3]);
-/// ```
-pub fn linked(
-    names: &[Name],
-    decided: &Decisions,
-    from: &HashSet<i64>,
-    keys: &mut NameKeys,
-) -> HashSet<i64> {
-    for n in names {
-        keys.add(&n.name);
-    }
-    let read: Vec<(i64, &Keys)> = names
-        .iter()
-        .filter_map(|n| keys.by_name.get(&n.name).map(|k| (n.id, k)))
-        .collect();
-    let known: HashSet<&str> = read.iter().map(|(_, k)| k.base.as_str()).collect();
-    let roman_keys: HashSet<&str> = read
-        .iter()
-        .filter_map(|(_, k)| k.roman.as_deref())
-        .collect();
-    // Each name's keys: (b'b', a base it has or can cut down to), (b'r', a reading).
-    let mut by_key: HashMap<(u8, &str), Vec<usize>> = HashMap::new();
-    for (i, (_, k)) in read.iter().enumerate() {
-        let b = &k.base;
-        by_key.entry((b'b', b)).or_default().push(i);
-        if !(b.is_ascii() || b.contains(PAIR_MARKS)) {
-            for (cut, _) in b.char_indices().skip(2) {
-                let rest = &b[cut..];
-                if known.contains(rest) {
-                    by_key.entry((b'b', rest)).or_default().push(i);
-                }
-                let front = b[..cut].trim();
-                if known.contains(front) {
-                    by_key.entry((b'b', front)).or_default().push(i);
-                }
-            }
-        }
-        for r in &k.readings {
-            if roman_keys.contains(r.as_str()) {
-                by_key.entry((b'r', r)).or_default().push(i);
-            }
-        }
-        if let Some(r) = &k.roman {
-            by_key.entry((b'r', r)).or_default().push(i);
-        }
-    }
-    let index: HashMap<i64, usize> = read
-        .iter()
-        .enumerate()
-        .map(|(i, (id, _))| (*id, i))
-        .collect();
-    let mut root: Vec<usize> = (0..read.len()).collect();
-    fn find(root: &mut [usize], mut i: usize) -> usize {
-        while root[i] != i {
-            root[i] = root[root[i]];
-            i = root[i];
-        }
-        i
-    }
-    let union = |root: &mut Vec<usize>, a: usize, b: usize| {
-        let (ra, rb) = (find(root, a), find(root, b));
-        if ra != rb {
-            root[ra.max(rb)] = ra.min(rb);
-        }
-    };
-    for members in by_key.values() {
-        for w in members.windows(2) {
-            union(&mut root, w[0], w[1]);
-        }
-    }
-    for (a, b) in &decided.joins {
-        if let (Some(&a), Some(&b)) = (index.get(a), index.get(b)) {
-            union(&mut root, a, b);
-        }
-    }
-    let roots: HashSet<usize> = from
-        .iter()
-        .filter_map(|id| index.get(id))
-        .map(|&i| find(&mut root, i))
-        .collect();
-    (0..read.len())
-        .filter(|&i| roots.contains(&find(&mut root, i)))
-        .map(|i| read[i].0)
-        .collect()
 }
 
 impl Decisions {

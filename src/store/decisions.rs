@@ -7,6 +7,7 @@
 //! gives a person ([`Store::decided_names`]). Reads and writes `person_rules` only; the
 //! persons themselves are `persons.rs`'s.
 
+use rusqlite::OptionalExtension;
 use std::{
     collections::{HashMap, HashSet},
     sync::OnceLock,
@@ -119,6 +120,28 @@ impl Store {
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The ids of the names the decisions name (the shipped spelling file's and the
+    /// user's), by folded name: what [`Store::decided`] looks up, without reading every
+    /// player.
+    pub(super) fn decision_ids(&self) -> Result<HashMap<String, i64>, StoreError> {
+        let mut wanted: HashSet<String> = shipped()
+            .iter()
+            .flat_map(|l| l.folded.iter().cloned())
+            .collect();
+        for rule in self.decisions()? {
+            wanted.insert(fold(&rule.person));
+            wanted.insert(fold(&rule.name));
+        }
+        let mut find = self.conn.prepare_cached(sql::PLAYER_BY_FOLDED)?;
+        let mut ids = HashMap::with_capacity(wanted.len());
+        for f in wanted {
+            if let Some(id) = find.query_row([&f], |r| r.get::<_, i64>(0)).optional()? {
+                ids.insert(f, id);
+            }
+        }
+        Ok(ids)
     }
 
     /// The decisions for the players of `ids` (folded name → id): the shipped file's lines

@@ -197,8 +197,10 @@ pub struct Store {
     sources: Option<HashMap<String, i64>>,
     /// The segment whose tables the statistics statements address (`store::segments`).
     tables: std::cell::RefCell<std::sync::Arc<segments::Tables>>,
-    /// What the person rules read of each name, kept between an import's batches.
-    name_keys: std::cell::RefCell<crate::formats::persons::NameKeys>,
+    /// Every player's name by the keys the person rules compare, kept between an import's
+    /// batches (`store::persons`): read from the table at the first batch, then kept up to
+    /// date with each batch's names, and dropped when a batch fails.
+    name_index: std::cell::RefCell<Option<crate::formats::persons::NameIndex>>,
 }
 
 impl Store {
@@ -209,7 +211,7 @@ impl Store {
             conn,
             sources: None,
             tables: std::cell::RefCell::new(std::sync::Arc::new(segments::Tables::of(1))),
-            name_keys: std::cell::RefCell::default(),
+            name_index: std::cell::RefCell::default(),
         }
     }
 

@@ -1,16 +1,19 @@
 //! The person behind each name of the player index: `players.person`, the id of the player
-//! (folded name) that names the person. Owns recomputing it for the whole table (with every
-//! import batch, by the schema-15 migration and by [`Store::rebuild_persons`]) from the
+//! (folded name) that names the person. Owns recomputing it for the whole table (by the
+//! schema-15 migration and by [`Store::rebuild_persons`]) and for the names an import batch
+//! touched and those tied to them (found in the store's [`NameIndex`]) from the
 //! matching rules of [`crate::formats::persons`], and the reads by person: a name's
 //! spellings ([`Store::person`]), the persons of a pattern ([`Store::players`]) and the
 //! names nearest an unknown one ([`Store::nearest_players`]).
 
 use std::collections::{HashMap, HashSet};
 
+use rusqlite::OptionalExtension;
+
 use super::{decisions::DecidedNames, model::PlayerRow, sql, Store, StoreError};
 use crate::formats::{
     names::fold,
-    persons::{base, linked, persons_with, Name},
+    persons::{base, persons_with, Name, NameIndex, NameKeys},
 };
 
 /// One spelling of a person's name: a player of the index (a folded name), with the name
@@ -90,12 +93,36 @@ impl Store {
 
     /// [`Store::resolve_persons`] for the names an import batch brought games to or took
     /// games from (`touched`, ids, some perhaps gone), the names that were one person with
-    /// them, and the names tied to those by the matching rules ([`linked`]): no other
-    /// name's person can change, so only these are recomputed, from their own games' seats
-    /// (the same persons as a recomputation of the whole table: tests/persons.rs).
-    pub(super) fn resolve_persons_of(&self, touched: &[i64]) -> Result<(), StoreError> {
-        let (names, ids) = self.player_names()?;
-        let decided = self.decided(&ids)?;
+    /// them, and the names tied to those by the matching rules ([`NameIndex::tied`]): no
+    /// other name's person can change, so only these are read and recomputed, from their own
+    /// games' seats (the same persons as a recomputation of the whole table:
+    /// tests/persons.rs). Gives back the store's name index, up to date with the batch: the
+    /// caller keeps it ([`Store::keep_name_index`]) once the batch is committed, so that a
+    /// batch that fails leaves none, and the next one reads the table again.
+    pub(super) fn resolve_persons_of(&self, touched: &[i64]) -> Result<NameIndex, StoreError> {
+        let mut index = match self.name_index.take() {
+            Some(index) => index,
+            None => self.read_name_index()?,
+        };
+        let mut row = self.conn.prepare_cached(sql::PLAYER_NAME_GAMES)?;
+        let mut name_of = |id: i64| -> Result<Option<Name>, StoreError> {
+            Ok(row
+                .query_row([id], |r| {
+                    Ok(Name {
+                        id,
+                        name: r.get(0)?,
+                        games: games_of(r.get(1)?),
+                    })
+                })
+                .optional()?)
+        };
+        for &id in touched {
+            match name_of(id)? {
+                Some(n) => index.set(id, &n.name),
+                None => index.remove(id),
+            }
+        }
+        let decided = self.decided(&self.decision_ids()?)?;
         let mut from: HashSet<i64> = touched.iter().copied().collect();
         let mut same = self.conn.prepare_cached(sql::PLAYERS_OF_PERSON)?;
         for &id in touched {
@@ -103,22 +130,32 @@ impl Store {
                 from.insert(other?);
             }
         }
-        let tied = linked(
-            &names,
-            &decided.decisions,
-            &from,
-            &mut self.name_keys.borrow_mut(),
-        );
-        let names: Vec<Name> = names.into_iter().filter(|n| tied.contains(&n.id)).collect();
+        let tied = index.tied(&from, &decided.decisions);
+        let mut names = Vec::with_capacity(tied.len());
+        for &id in &tied {
+            names.extend(name_of(id)?);
+        }
+        names.sort_by_key(|n| n.id);
         let met = self.met_among(&tied)?;
-        let (person, _) = persons_with(
-            &names,
-            &met,
-            &decided.decisions.among(&tied),
-            &mut self.name_keys.borrow_mut(),
-        );
+        let (person, _) = persons_with(&names, &met, &decided.decisions.among(&tied), index.keys());
         self.set_persons(&names, &person)?;
-        Ok(())
+        Ok(index)
+    }
+
+    /// Keeps the name index a committed batch gave back ([`Store::resolve_persons_of`]).
+    pub(super) fn keep_name_index(&self, index: NameIndex) {
+        self.name_index.replace(Some(index));
+    }
+
+    /// Every player's name, indexed by its keys: once per store, at its first import batch.
+    fn read_name_index(&self) -> Result<NameIndex, StoreError> {
+        let mut index = NameIndex::default();
+        let mut stmt = self.conn.prepare_cached(sql::PLAYER_NAMES_GAMES)?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            index.set(r.get(0)?, &r.get::<_, String>(1)?);
+        }
+        Ok(index)
     }
 
     /// Every player's id, name and games, and the ids by folded name.
@@ -153,12 +190,8 @@ impl Store {
         let (names, ids) = self.player_names()?;
         let met = self.met_pairs()?;
         let decided = self.decided(&ids)?;
-        let (person, refused) = persons_with(
-            &names,
-            &met,
-            &decided.decisions,
-            &mut self.name_keys.borrow_mut(),
-        );
+        let (person, refused) =
+            persons_with(&names, &met, &decided.decisions, &mut NameKeys::default());
         if let Some(mark) = mark {
             for r in &refused {
                 if let Some(Some(rule)) = decided.rules.get(r.join) {

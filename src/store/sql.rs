@@ -184,6 +184,8 @@ pub(super) const DELETE_GAME: &str = "DELETE FROM games WHERE id = ?1";
 /// One game per identity (created once the copies are merged).
 pub(super) const IDENTITY_INDEX: &str = "CREATE UNIQUE INDEX games_identity ON games (identity)";
 
+/// One player's name as written most often and games.
+pub(super) const PLAYER_NAME_GAMES: &str = "SELECT name, games FROM players WHERE id = ?1";
 /// Every player with the name written most often and their games (for `formats::persons`).
 pub(super) const PLAYER_NAMES_GAMES: &str = "SELECT id, name, games, folded FROM players";
 /// The user's decisions on persons, oldest first (schema 17).

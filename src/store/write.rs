@@ -223,11 +223,16 @@ impl Store {
         // The persons, in this transaction (a killed import leaves them as of its last
         // batch): of the names the batch's games (and the copies taken) brought or took
         // games from, and of those tied to them.
-        if !touched.is_empty() {
-            self.resolve_persons_of(&touched)?;
-        }
+        let index = if touched.is_empty() {
+            None
+        } else {
+            Some(self.resolve_persons_of(&touched)?)
+        };
         out.timings.persons = clock.lap();
         tx.commit()?;
+        if let Some(index) = index {
+            self.keep_name_index(index);
+        }
         out.timings.commit = clock.lap();
         Ok(out)
     }
