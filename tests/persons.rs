@@ -146,6 +146,12 @@ fn an_unknown_name_is_no_such_player_with_the_nearest() {
     );
     let games = expected(HU).0;
     assert!(err.contains(&format!("({games} games)")), "{err}");
+    // Named as `qipu players` names the person (data/players.tsv: 胡榮華), not by the
+    // spelling nearest the query.
+    assert!(
+        err.contains(&format!("did you mean: 胡榮華 ({games} games)")),
+        "{err}"
+    );
     assert!(!err.contains("filters removed"), "{err}");
     let (ok, _, err) = qipu(&[
         "explore",

@@ -521,15 +521,17 @@ impl Store {
     }
 
     /// Takes a game off the player index for one side (the inverse of `index_players`);
-    /// gives the player it was taken from (perhaps gone now, with its last game).
+    /// gives the player it was taken from, and when that player goes with its last game,
+    /// the player that named its person too (so that the person's other names are decided
+    /// again).
     fn unindex_player(
         &self,
         game: i64,
         side: i64,
         name: Option<&str>,
-    ) -> Result<Option<i64>, StoreError> {
+    ) -> Result<Vec<i64>, StoreError> {
         let Some(name) = name.map(str::trim).filter(|n| !n.is_empty()) else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         let folded = crate::formats::names::fold(name);
         let player: Option<i64> = self
@@ -538,15 +540,16 @@ impl Store {
             .query_row([&folded], |r| r.get(0))
             .optional()?;
         let Some(player) = player else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         let removed = self
             .conn
             .prepare_cached(sql::DELETE_PLAYER_GAME)?
             .execute(rusqlite::params![player, side, game])?;
         if removed == 0 {
-            return Ok(None);
+            return Ok(Vec::new());
         }
+        let mut touched = vec![player];
         self.conn
             .prepare_cached(sql::SUB_PLAYER_NAME)?
             .execute(rusqlite::params![player, name])?;
@@ -558,6 +561,13 @@ impl Store {
             .prepare_cached(sql::PLAYER_NAME_ROWS)?
             .query_row([player], |r| r.get(0))?;
         if left == 0 {
+            let person: Option<i64> = self
+                .conn
+                .prepare_cached(sql::PERSON_OF_PLAYER)?
+                .query_row([player], |r| r.get(0))
+                .optional()?
+                .flatten();
+            touched.extend(person);
             self.conn
                 .prepare_cached(sql::DELETE_PLAYER)?
                 .execute([player])?;
@@ -566,7 +576,7 @@ impl Store {
                 .prepare_cached(sql::UPDATE_PLAYER)?
                 .execute([player])?;
         }
-        Ok(Some(player))
+        Ok(touched)
     }
 
     /// Counts a busy position's summary and buckets again from all its games (a quiet

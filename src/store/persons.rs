@@ -92,16 +92,24 @@ impl Store {
     }
 
     /// [`Store::resolve_persons`] for the names an import batch brought games to or took
-    /// games from (`touched`, ids, some perhaps gone), the names that were one person with
-    /// them, and the names tied to those by the matching rules ([`NameIndex::tied`]): no
-    /// other name's person can change, so only these are read and recomputed, from their own
-    /// games' seats (the same persons as a recomputation of the whole table:
-    /// tests/persons.rs). Gives back the store's name index, up to date with the batch: the
-    /// caller keeps it ([`Store::keep_name_index`]) once the batch is committed, so that a
-    /// batch that fails leaves none, and the next one reads the table again.
+    /// games from (`touched`, ids, some perhaps gone), the names tied to them by the
+    /// matching rules before the batch and after it ([`NameIndex::groups`]), and the names
+    /// that were one person with them: no other name's person can change, so only these are
+    /// read and recomputed, group by group, from their own games' seats (the same persons
+    /// as a recomputation of the whole table: tests/persons.rs); a group of one name is its
+    /// own person, and its games are not read. Gives back the store's name index, up to
+    /// date with the batch: the caller keeps it ([`Store::keep_name_index`]) once the batch
+    /// is committed, so that a batch that fails leaves none, and the next one reads the
+    /// table again.
     pub(super) fn resolve_persons_of(&self, touched: &[i64]) -> Result<NameIndex, StoreError> {
+        let decided = self.decided(&self.decision_ids()?)?;
+        let mut from: HashSet<i64> = touched.iter().copied().collect();
         let mut index = match self.name_index.take() {
-            Some(index) => index,
+            Some(index) => {
+                // The names tied to them before the batch (a name gone may have tied others).
+                from.extend(index.tied(&from, &decided.decisions));
+                index
+            }
             None => self.read_name_index()?,
         };
         let mut row = self.conn.prepare_cached(sql::PLAYER_NAME_GAMES)?;
@@ -122,15 +130,20 @@ impl Store {
                 None => index.remove(id),
             }
         }
-        let decided = self.decided(&self.decision_ids()?)?;
-        let mut from: HashSet<i64> = touched.iter().copied().collect();
         let mut same = self.conn.prepare_cached(sql::PLAYERS_OF_PERSON)?;
         for &id in touched {
             for other in same.query_map([id], |r| r.get::<_, i64>(0))? {
                 from.insert(other?);
             }
         }
-        let tied = index.tied(&from, &decided.decisions);
+        let (mut own, mut tied) = (Vec::new(), HashSet::new());
+        for group in index.groups(&from, &decided.decisions) {
+            match group[..] {
+                [one] => own.push(one),
+                _ => tied.extend(group),
+            }
+        }
+        self.set_persons(&own, &HashMap::new())?;
         let mut names = Vec::with_capacity(tied.len());
         for &id in &tied {
             names.extend(name_of(id)?);
@@ -138,7 +151,8 @@ impl Store {
         names.sort_by_key(|n| n.id);
         let met = self.met_among(&tied)?;
         let (person, _) = persons_with(&names, &met, &decided.decisions.among(&tied), index.keys());
-        self.set_persons(&names, &person)?;
+        let ids: Vec<i64> = names.iter().map(|n| n.id).collect();
+        self.set_persons(&ids, &person)?;
         Ok(index)
     }
 
@@ -201,24 +215,25 @@ impl Store {
                 }
             }
         }
-        self.set_persons(&names, &person)
+        let ids: Vec<i64> = names.iter().map(|n| n.id).collect();
+        self.set_persons(&ids, &person)
     }
 
-    /// Writes the persons of some names (a name without one is its own).
+    /// Writes the persons of some names (ids; a name without one is its own).
     fn set_persons(
         &self,
-        names: &[Name],
+        ids: &[i64],
         person: &HashMap<i64, i64>,
     ) -> Result<PersonsOutcome, StoreError> {
         let mut set = self.conn.prepare_cached(sql::SET_PERSON)?;
         let mut out = PersonsOutcome {
-            players: names.len(),
+            players: ids.len(),
             ..PersonsOutcome::default()
         };
-        for n in names {
-            let p = person.get(&n.id).copied().unwrap_or(n.id);
-            out.persons += usize::from(p == n.id);
-            out.changed += set.execute(rusqlite::params![n.id, p])?;
+        for &id in ids {
+            let p = person.get(&id).copied().unwrap_or(id);
+            out.persons += usize::from(p == id);
+            out.changed += set.execute(rusqlite::params![id, p])?;
         }
         Ok(out)
     }
@@ -556,22 +571,28 @@ impl Store {
             .collect();
         near.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
         near.truncate(n);
+        let decided = self.decided_names()?;
         Ok(near
             .into_iter()
-            .map(|(_, games, person, i)| {
-                let mut spellings: Vec<Spelling> = all
+            .map(|(_, games, person, _)| {
+                let mut rows: Vec<(i64, Spelling)> = all
                     .iter()
                     .filter(|p| p.person == person)
-                    .map(|p| Spelling {
-                        name: p.name.clone(),
-                        games: p.games,
+                    .map(|p| {
+                        let s = Spelling {
+                            name: p.name.clone(),
+                            games: p.games,
+                        };
+                        (p.id, s)
                     })
                     .collect();
-                spellings.sort_by(|a, b| b.games.cmp(&a.games).then(a.name.cmp(&b.name)));
+                rows.sort_by(|a, b| b.1.games.cmp(&a.1.games).then(a.1.name.cmp(&b.1.name)));
+                // Named as `qipu players` names them, not by the spelling nearest the query.
+                let name = Self::person_name(person, &rows, &decided);
                 PlayerRow {
-                    name: all[i].name.clone(),
+                    name,
                     games,
-                    spellings,
+                    spellings: rows.into_iter().map(|(_, s)| s).collect(),
                 }
             })
             .collect())

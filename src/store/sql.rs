@@ -207,8 +207,11 @@ pub(super) const PLAYER_MEETINGS: &str = "SELECT a.game, b.player, g.first, g.se
     AND b.player != a.player JOIN games g ON g.id = a.game WHERE a.player = ?1 ORDER BY a.game";
 /// Every (game, player) pair of the index, for who met whom.
 pub(super) const GAME_PLAYERS: &str = "SELECT game, player FROM player_games";
-/// The players that are the person a player (perhaps gone) named.
-pub(super) const PLAYERS_OF_PERSON: &str = "SELECT id FROM players WHERE person = ?1";
+/// The players of the person a player (perhaps gone) named, and of the person it is.
+pub(super) const PLAYERS_OF_PERSON: &str = "SELECT id FROM players WHERE person = ?1 \
+    OR person = (SELECT person FROM players WHERE id = ?1)";
+/// The player that names a player's person.
+pub(super) const PERSON_OF_PLAYER: &str = "SELECT person FROM players WHERE id = ?1";
 /// Sets a player's person (only when it changes).
 pub(super) const SET_PERSON: &str =
     "UPDATE players SET person = ?2 WHERE id = ?1 AND person IS NOT ?2";

@@ -97,6 +97,9 @@ enum Kind {
 /// index.remove(1);
 /// let tied = index.tied(&[2].into(), &Decisions::default());
 /// assert!(!tied.contains(&1) && !tied.contains(&4));
+/// // 上海胡榮華 (base 胡荣华) reads as HU RongHua does: one group; 呂欽 a group of one.
+/// let groups = index.groups(&[2, 3, 4].into(), &Decisions::default());
+/// assert_eq!(groups, [vec![2, 3], vec![4]]);
 /// ```
 #[derive(Debug, Default)]
 pub struct NameIndex {
@@ -154,43 +157,61 @@ impl NameIndex {
     }
 
     /// The names whose persons [`super::persons_with`] may decide together with those of
-    /// `from`: every name tied to one of them, through any chain, by what the rules compare
-    /// (one base; a cut of one name whose rest or front part is another's base; a pinyin
-    /// reading of a hanzi name that a romanized name has, or one romanized reading; a join of
-    /// `decided`). A name outside them is decided apart, the same whatever happens to them,
-    /// so that [`super::persons_with`] over these names alone (their met pairs,
-    /// [`Decisions::among`] them) gives them the persons it gives over every name. Ids of
-    /// `from` that it does not hold are left out.
-    pub fn tied(&self, from: &HashSet<i64>, decided: &Decisions) -> HashSet<i64> {
+    /// `from`, in groups: every name tied to one of them, through any chain, by what the
+    /// rules compare (one base; a cut of one name whose rest or front part is another's
+    /// base; a pinyin reading of a hanzi name that a romanized name has, or one romanized
+    /// reading; a join of `decided`), each group the names tied to each other. A name
+    /// outside them is decided apart, the same whatever happens to them, and so is each
+    /// group: [`super::persons_with`] over a group alone (its met pairs, [`Decisions::among`]
+    /// it) gives its names the persons it gives them over every name, and a group of one
+    /// name is that name's own person. Ids of `from` that it does not hold are left out.
+    pub fn groups(&self, from: &HashSet<i64>, decided: &Decisions) -> Vec<Vec<i64>> {
         let mut joined: HashMap<i64, Vec<i64>> = HashMap::new();
         for &(a, b) in &decided.joins {
             joined.entry(a).or_default().push(b);
             joined.entry(b).or_default().push(a);
         }
-        let mut seen: HashSet<i64> = from
+        let mut starts: Vec<i64> = from
             .iter()
             .copied()
             .filter(|id| self.names.contains_key(id))
             .collect();
-        let mut todo: Vec<i64> = seen.iter().copied().collect();
-        // Each name is taken once: the loop ends within the index's size.
-        while let Some(id) = todo.pop() {
-            let Some(k) = self.names.get(&id).and_then(|n| self.keys.by_name.get(n)) else {
+        starts.sort_unstable();
+        let mut seen: HashSet<i64> = HashSet::new();
+        let mut groups = Vec::new();
+        for start in starts {
+            if !seen.insert(start) {
                 continue;
-            };
-            let mut next: Vec<i64> = joined.get(&id).cloned().unwrap_or_default();
-            for key in neighbour_keys(k) {
-                if let Some(ids) = self.by_key.get(&key) {
-                    next.extend(ids);
+            }
+            let mut group = vec![start];
+            let mut todo = vec![start];
+            // Each name is taken once: the loop ends within the index's size.
+            while let Some(id) = todo.pop() {
+                let Some(k) = self.names.get(&id).and_then(|n| self.keys.by_name.get(n)) else {
+                    continue;
+                };
+                let mut next: Vec<i64> = joined.get(&id).cloned().unwrap_or_default();
+                for key in neighbour_keys(k) {
+                    if let Some(ids) = self.by_key.get(&key) {
+                        next.extend(ids);
+                    }
+                }
+                for n in next {
+                    if self.names.contains_key(&n) && seen.insert(n) {
+                        group.push(n);
+                        todo.push(n);
+                    }
                 }
             }
-            for n in next {
-                if self.names.contains_key(&n) && seen.insert(n) {
-                    todo.push(n);
-                }
-            }
+            group.sort_unstable();
+            groups.push(group);
         }
-        seen
+        groups
+    }
+
+    /// Every name of [`NameIndex::groups`] in one set.
+    pub fn tied(&self, from: &HashSet<i64>, decided: &Decisions) -> HashSet<i64> {
+        self.groups(from, decided).into_iter().flatten().collect()
     }
 }
 
