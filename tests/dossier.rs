@@ -634,6 +634,8 @@ fn janggi_formations_ranks_and_starts() {
     let q = DossierQuery::new("타이슨#401", Filter::default(), 10, 1).unwrap();
     let d = serde_json::to_value(dossier(&store, &q).unwrap()).unwrap();
     assert_eq!(d["games"], 4);
+    // The person is named without the rank of the day.
+    assert_eq!(d["player"], "타이슨#401");
     // As Cho: 마상상마 twice (a win, a loss), 상마마상 once (a draw); as Han: 상마상마 once (a win).
     let f = &d["formations"];
     let row = |side: &str, i: usize| {

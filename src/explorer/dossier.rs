@@ -160,7 +160,7 @@ pub struct FormationsJson {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Dossier {
     /// The person, named as `qipu players` names them (a spelling file's name, else the
-    /// spelling with the most games).
+    /// spelling with the most games, without a trailing rank).
     pub player: String,
     /// Every spelling, most games first.
     pub spellings: Vec<SpellingJson>,

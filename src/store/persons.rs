@@ -13,7 +13,7 @@ use rusqlite::OptionalExtension;
 use super::{decisions::DecidedNames, model::PlayerRow, sql, Store, StoreError};
 use crate::formats::{
     names::fold,
-    persons::{base, persons_with, Name, NameIndex, NameKeys},
+    persons::{base, persons_with, without_rank, Name, NameIndex, NameKeys},
 };
 
 /// One spelling of a person's name: a player of the index (a folded name), with the name
@@ -386,7 +386,8 @@ impl Store {
     /// The name a person is shown by: the one a spelling file gives them when it is no
     /// stored name ([`DecidedNames`]), else the spelling of `head` (the player that names
     /// the person: a spelling file's first column or `--merge`'s first, else the spelling
-    /// with the most games), else the first spelling.
+    /// with the most games), else the first spelling; without a trailing rank (`타이슨#401`
+    /// for `타이슨#401 6단`: the rank is the game's, shown by year in the dossier).
     pub(super) fn person_name(
         head: i64,
         spellings: &[(i64, Spelling)],
@@ -401,7 +402,7 @@ impl Store {
             .iter()
             .find(|s| s.0 == head)
             .or(spellings.first())
-            .map(|s| s.1.name.clone())
+            .map(|s| without_rank(&s.1.name).0.to_string())
             .unwrap_or_default()
     }
 
