@@ -22,6 +22,11 @@ use super::{
 };
 use crate::rules::Variant;
 
+mod file;
+mod stream;
+
+use file::file_chunks;
+
 /// A binary (or HTML) format reader: `sniff` recognises the bytes, `read` reads them.
 pub type BinaryReader = (
     fn(&[u8]) -> bool,
@@ -65,6 +70,8 @@ enum Content {
         text: Arc<Decoded>,
         part: Option<Range<usize>>,
         quiet: bool,
+        /// Where `text` begins in the file's decoded text (0 but in a streamed file).
+        offset: usize,
     },
     /// Input that could not be read (a folder, file or zip member).
     Failed(GameError),
@@ -82,6 +89,7 @@ impl Chunk {
                 text,
                 part: None,
                 quiet,
+                ..
             } => self.unless_skipped(
                 *quiet,
                 or_file_error(&self.file, read_decoded(&self.file, text)),
@@ -111,8 +119,10 @@ impl Chunk {
     fn text_start(&self) -> usize {
         match &self.content {
             Content::Text {
-                part: Some(range), ..
-            } => range.start,
+                part: Some(range),
+                offset,
+                ..
+            } => offset + range.start,
             _ => 0,
         }
     }
@@ -244,6 +254,7 @@ pub fn chunks_of_bytes(file: &str, bytes: Vec<u8>) -> Vec<Chunk> {
 enum Cut {
     Ready(std::vec::IntoIter<Chunk>),
     Zip(Box<ZipMembers>),
+    Stream(Box<stream::PgnStream>),
 }
 
 impl Iterator for Cut {
@@ -253,6 +264,7 @@ impl Iterator for Cut {
         match self {
             Cut::Ready(v) => v.next(),
             Cut::Zip(z) => z.next(),
+            Cut::Stream(s) => s.next(),
         }
     }
 }
@@ -290,6 +302,7 @@ fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut V
                     text,
                     part: None,
                     quiet,
+                    offset: 0,
                 },
             });
         }
@@ -303,6 +316,7 @@ fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut V
                     text: Arc::clone(&text),
                     part: Some(start..end),
                     quiet,
+                    offset: 0,
                 },
             });
         }
@@ -672,43 +686,6 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>, errors: &mut Vec<GameError>) {
     for d in subdirs {
         walk(&d, files, errors);
     }
-}
-
-/// Largest file read (a PGN file is cut into runs of games, but held whole while it is).
-pub const MAX_FILE_BYTES: u64 = 2 << 30;
-
-fn file_chunks(path: &Path, in_walk: bool) -> Cut {
-    let name = path.display().to_string();
-    match read_regular_file(path) {
-        Ok(bytes) => cut(&name, bytes, in_walk, 0),
-        Err(kind) => Cut::Ready(vec![failed(file_error(&name, kind))].into_iter()),
-    }
-}
-
-/// A regular file's bytes, up to [`MAX_FILE_BYTES`]: devices, FIFOs and sockets
-/// (`/dev/zero`, a pipe) are refused at once rather than read until memory runs out.
-fn read_regular_file(path: &Path) -> Result<Vec<u8>, ErrorKind> {
-    let unreadable = |e: std::io::Error| ErrorKind::Unreadable(format!("cannot read file: {e}"));
-    let too_large =
-        || ErrorKind::Refused(format!("file larger than {MAX_FILE_BYTES} bytes: refused"));
-    let meta = std::fs::metadata(path).map_err(unreadable)?;
-    if !meta.is_file() {
-        return Err(ErrorKind::Refused(
-            "not a regular file (a device, pipe or socket): refused".into(),
-        ));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(too_large());
-    }
-    let f = std::fs::File::open(path).map_err(unreadable)?;
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    f.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(too_large());
-    }
-    Ok(bytes)
 }
 
 #[cfg(test)]
