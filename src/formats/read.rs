@@ -269,11 +269,32 @@ impl Iterator for Cut {
     }
 }
 
+impl Cut {
+    /// The one chunk of an input that cannot be read.
+    fn failed(file: &str, kind: ErrorKind) -> Cut {
+        Cut::Ready(vec![failed(file_error(file, kind))].into_iter())
+    }
+}
+
+/// Whether bytes are a record of one of [`BINARY_READERS`].
+fn is_binary(bytes: &[u8]) -> bool {
+    BINARY_READERS.iter().any(|(sniff, _)| sniff(bytes))
+}
+
+/// Whether bytes begin a zip archive.
+fn is_zip(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06")
+}
+
+/// Whether a decoded text is read as PGN (and so may be cut into runs of games).
+fn is_pgn_text(text: &str) -> bool {
+    pgn::looks_like_pgn(text) && !is_special_text(text)
+}
+
 fn cut(file: &str, bytes: Vec<u8>, quiet: bool, depth: usize) -> Cut {
     let mut out = Vec::new();
-    let binary = BINARY_READERS.iter().any(|(sniff, _)| sniff(&bytes));
-    let is_zip = bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06");
-    if is_zip && !binary {
+    let binary = is_binary(&bytes);
+    if is_zip(&bytes) && !binary {
         return cut_zip(file, bytes, depth);
     }
     cut_record(file, bytes, quiet, binary, &mut out);
@@ -286,7 +307,7 @@ pub const MAX_RECORD_BYTES: usize = 256 << 20;
 fn cut_record(file: &str, bytes: Vec<u8>, quiet: bool, binary: bool, out: &mut Vec<Chunk>) {
     if bytes.len() > 2 * PGN_CHUNK_BYTES && !binary {
         let text = Arc::new(decode_text_owned(bytes));
-        if !pgn::looks_like_pgn(&text.text) || is_special_text(&text.text) {
+        if !is_pgn_text(&text.text) {
             if text.text.len() > MAX_RECORD_BYTES {
                 return out.push(failed(file_error(
                     file,
@@ -530,7 +551,7 @@ struct ZipMembers {
 }
 
 fn cut_zip(file: &str, bytes: Vec<u8>, depth: usize) -> Cut {
-    let fail = |kind: ErrorKind| Cut::Ready(vec![failed(file_error(file, kind))].into_iter());
+    let fail = |kind: ErrorKind| Cut::failed(file, kind);
     if depth >= MAX_ZIP_DEPTH {
         return fail(ErrorKind::Refused("zip archive nested too deeply".into()));
     }

@@ -4,7 +4,7 @@
 
 use std::{io::Read, path::Path};
 
-use super::{cut, failed, file_error, stream, Cut, ErrorKind};
+use super::{cut, stream, Cut, ErrorKind};
 
 /// Largest file read whole (a large UTF-8 PGN file is streamed, whatever its size).
 pub(super) const MAX_FILE_BYTES: u64 = 2 << 30;
@@ -13,13 +13,13 @@ pub(super) fn file_chunks(path: &Path, in_walk: bool) -> Cut {
     let name = path.display().to_string();
     match open_regular_file(path) {
         Ok(file) => cut_file(&name, file, in_walk),
-        Err(kind) => Cut::Ready(vec![failed(file_error(&name, kind))].into_iter()),
+        Err(kind) => Cut::failed(&name, kind),
     }
 }
 
 /// A large UTF-8 PGN file is streamed (`read/stream.rs`); any other file is read whole.
 fn cut_file(name: &str, (file, len): (std::fs::File, u64), in_walk: bool) -> Cut {
-    let fail = |kind| Cut::Ready(vec![failed(file_error(name, kind))].into_iter());
+    let fail = |kind| Cut::failed(name, kind);
     let (file, first) = if len >= stream::STREAM_FROM {
         let mut first = Vec::with_capacity(stream::BLOCK_BYTES);
         if let Err(e) = (&file)
@@ -41,7 +41,8 @@ fn cut_file(name: &str, (file, len): (std::fs::File, u64), in_walk: bool) -> Cut
     }
 }
 
-fn unreadable(e: &std::io::Error) -> ErrorKind {
+/// A file's read error.
+pub(super) fn unreadable(e: &std::io::Error) -> ErrorKind {
     ErrorKind::Unreadable(format!("cannot read file: {e}"))
 }
 

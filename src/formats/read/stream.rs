@@ -10,8 +10,14 @@
 
 use std::{fs::File, io::Read, sync::Arc};
 
-use super::{failed, file_error, is_special_text, Chunk, Content, PGN_CHUNK_BYTES};
-use crate::formats::{decode::decode_text_owned, error::ErrorKind, pgn};
+use super::{
+    failed, file::unreadable, file_error, is_binary, is_pgn_text, is_zip, Chunk, Content,
+    PGN_CHUNK_BYTES,
+};
+use crate::formats::{
+    decode::{decode_text_owned, Decoded},
+    pgn,
+};
 
 /// Files at least this long are streamed (when they are UTF-8 PGN).
 pub(super) const STREAM_FROM: u64 = 16 << 20;
@@ -47,7 +53,7 @@ pub(super) struct PgnStream {
 
 impl PgnStream {
     /// A stream of `input` (of `len` bytes) if its `first` block, already read, is a UTF-8
-    /// PGN text; else `None` (the caller reads the file whole).
+    /// PGN text; else the file and the block back (the caller reads the file whole).
     pub(super) fn open(
         file: &str,
         quiet: bool,
@@ -55,14 +61,12 @@ impl PgnStream {
         len: u64,
         first: Vec<u8>,
     ) -> Result<PgnStream, (File, Vec<u8>)> {
-        let binary = super::BINARY_READERS.iter().any(|(sniff, _)| sniff(&first));
-        let zip = first.starts_with(b"PK\x03\x04") || first.starts_with(b"PK\x05\x06");
-        let (lines, _) = split_at_last_newline(&first);
-        let text = match std::str::from_utf8(lines) {
-            Ok(t) if !binary && !zip => t,
-            _ => return Err((input, first)),
-        };
-        if !pgn::looks_like_pgn(text.trim_start_matches('\u{feff}')) || is_special_text(text) {
+        let lines = &first[..last_line_end(&first)];
+        let pgn = !is_binary(&first)
+            && !is_zip(&first)
+            && std::str::from_utf8(lines)
+                .is_ok_and(|text| is_pgn_text(text.trim_start_matches('\u{feff}')));
+        if !pgn {
             return Err((input, first));
         }
         let mut stream = PgnStream {
@@ -81,15 +85,19 @@ impl PgnStream {
         Ok(stream)
     }
 
-    /// Adds a block's bytes: its complete lines are decoded and cut.
+    /// Adds a block's bytes: its complete lines are decoded and cut, the rest waits.
     fn add(&mut self, block: Vec<u8>) {
-        let mut bytes = std::mem::take(&mut self.tail);
-        bytes.extend_from_slice(&block);
-        let (lines, rest) = split_at_last_newline(&bytes);
-        self.tail = rest.to_vec();
-        let lines = lines.to_vec();
-        drop(bytes);
+        let mut lines = std::mem::take(&mut self.tail);
+        lines.extend_from_slice(&block);
+        self.tail = lines.split_off(last_line_end(&lines));
         self.add_text(lines, false);
+    }
+
+    /// Hands out every run left, the last line too: the file is at its end.
+    fn finish(&mut self) {
+        let tail = std::mem::take(&mut self.tail);
+        self.add_text(tail, true);
+        self.done = true;
     }
 
     /// Decodes complete lines onto the pending text and hands out the finished runs (all of
@@ -109,14 +117,15 @@ impl PgnStream {
             return;
         }
         let rest = self.pending.split_off(keep_from);
-        let text = Arc::new(crate::formats::decode::Decoded {
+        let text = Arc::new(Decoded {
             text: std::mem::replace(&mut self.pending, rest),
             encoding: decoded.encoding,
             malformed: decoded.malformed,
         });
         let ends = starts.iter().skip(1).copied().chain([keep_from]);
+        // Short of the end, the last start begins the text kept (an empty run here).
         for (start, end) in starts.iter().copied().zip(ends) {
-            if start >= end {
+            if start == end {
                 continue;
             }
             self.ready.push_back(Chunk {
@@ -134,22 +143,18 @@ impl PgnStream {
         self.offset += keep_from;
     }
 
-    /// Reads the next block (or ends the file).
-    fn read_block(&mut self) -> Result<(), ErrorKind> {
+    /// Reads the next block, and ends the file after its last.
+    fn read_block(&mut self) -> std::io::Result<()> {
         let want = BLOCK_BYTES.min(usize::try_from(self.left).unwrap_or(BLOCK_BYTES));
         let mut block = Vec::with_capacity(want);
         (&mut self.input)
             .take(want as u64)
-            .read_to_end(&mut block)
-            .map_err(|e| ErrorKind::Unreadable(format!("cannot read file: {e}")))?;
+            .read_to_end(&mut block)?;
         self.left -= block.len() as u64;
-        if block.is_empty() || self.left == 0 {
-            self.add(block);
-            let tail = std::mem::take(&mut self.tail);
-            self.add_text(tail, true);
-            self.done = true;
-        } else {
-            self.add(block);
+        let end = block.is_empty() || self.left == 0;
+        self.add(block);
+        if end {
+            self.finish();
         }
         Ok(())
     }
@@ -161,12 +166,10 @@ impl Iterator for PgnStream {
     fn next(&mut self) -> Option<Chunk> {
         // Each turn reads a block of the file's bytes left, or ends: bounded by its length.
         while self.ready.is_empty() && !self.done {
-            if let Err(kind) = self.read_block() {
-                self.done = true;
+            if let Err(io) = self.read_block() {
                 // The games read before the error are handed out, then the error.
-                let tail = std::mem::take(&mut self.tail);
-                self.add_text(tail, true);
-                let mut e = file_error(&self.file, kind);
+                self.finish();
+                let mut e = file_error(&self.file, unreadable(&io));
                 e.offset = u32::try_from(self.offset).ok();
                 self.ready.push_back(failed(e));
             }
@@ -175,12 +178,9 @@ impl Iterator for PgnStream {
     }
 }
 
-/// The bytes up to and including the last newline, and the rest.
-fn split_at_last_newline(bytes: &[u8]) -> (&[u8], &[u8]) {
-    match memchr::memrchr(b'\n', bytes) {
-        Some(n) => bytes.split_at(n + 1),
-        None => (&[], bytes),
-    }
+/// Where the bytes' complete lines end: just after the last newline (0 without one).
+fn last_line_end(bytes: &[u8]) -> usize {
+    memchr::memrchr(b'\n', bytes).map_or(0, |n| n + 1)
 }
 
 #[cfg(test)]
@@ -269,18 +269,20 @@ mod tests {
     }
 
     #[test]
-    fn a_file_that_is_not_utf8_pgn_is_read_whole() {
-        let text = big_pgn(STREAM_FROM as usize + 10);
+    fn a_large_utf16_file_is_read_whole() {
+        let text = big_pgn(STREAM_FROM as usize);
+        let mut bytes = vec![0xff, 0xfe];
+        bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+        assert!(bytes.len() as u64 >= STREAM_FROM, "{}", bytes.len());
         let mut f = tempfile::NamedTempFile::new().unwrap();
-        // UTF-16: the streamed path declines it; the whole-file path decodes it.
-        f.write_all(&[0xff, 0xfe]).unwrap();
-        for u in text.encode_utf16().take(400_000) {
-            f.write_all(&u.to_le_bytes()).unwrap();
-        }
+        f.write_all(&bytes).unwrap();
+        // The streamed path declines it: its runs share the whole decoded text.
         let first = chunks(f.path()).next().unwrap();
         match &first.content {
-            Content::Text { text, .. } => assert!(text.text.len() > 600_000),
+            Content::Text { text: t, .. } => assert_eq!(t.text, text),
             other => panic!("{other:?}"),
         }
+        let games = read_chunks(chunks(f.path())).filter(Result::is_ok).count();
+        assert_eq!(games, text.matches("[Event ").count());
     }
 }
