@@ -7,7 +7,7 @@
 //! (2 × 4 chunks of about [`super::CHUNK_BYTES`] input each and their prepared games) and
 //! the program itself, shared between the two batches with a margin for the writer's own
 //! buffers (its merge of range rows). A batch's bytes are estimated per game by
-//! [`crate::store::GameRecord::heap_bytes`].
+//! [`crate::store::GameRecord::memory_bytes`].
 //!
 //! ```
 //! use qipu::pipeline::Budget;

@@ -68,7 +68,7 @@ pub struct ImportOptions {
     pub batch_games: usize,
     /// The memory budget in bytes (`qipu import --memory`, 1 GiB by default): shared by
     /// [`Budget`] between SQLite's page cache and the two batches in memory; a transaction
-    /// ends when its games take their share (estimated by [`GameRecord::heap_bytes`]). The
+    /// ends when its games take their share (estimated by [`GameRecord::memory_bytes`]). The
     /// bigger a batch, the fewer times the stored positions are read back and merged: once
     /// the database is big, a batch rewrites nearly every range row whatever its size.
     pub memory_bytes: u64,
@@ -381,7 +381,7 @@ where
                             if !files.contains(&r.source.file) {
                                 files.insert(r.source.file.clone());
                             }
-                            batch_bytes += r.heap_bytes() as u64;
+                            batch_bytes += r.memory_bytes() as u64;
                             batch.push(r);
                         }
                         Err(e) => {

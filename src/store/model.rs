@@ -117,8 +117,10 @@ impl crate::formats::Placed for GameRecord {
 }
 
 impl GameRecord {
-    /// About how much memory the record holds, for the import's batch budget.
-    pub fn heap_bytes(&self) -> usize {
+    /// About how much memory the record takes until its batch is written, for the import's
+    /// batch budget: what it holds, and the touch the writer sorts for each of its positions
+    /// (`write::TOUCH_BYTES`, beside the record while the batch is written).
+    pub fn memory_bytes(&self) -> usize {
         let t = &self.tags;
         let text: usize = t
             .text_fields()
@@ -131,6 +133,7 @@ impl GameRecord {
             + self.source.file.len()
             + self.moves.capacity() * std::mem::size_of::<Move>()
             + self.positions.capacity() * std::mem::size_of::<(PositionKey, Option<Move>)>()
+            + self.positions.len() * super::write::TOUCH_BYTES
     }
 }
 

@@ -262,15 +262,16 @@ impl Store {
             }
         }
         touches.sort_unstable();
-        let groups: Vec<&[u128]> = touches.chunk_by(|a, b| a >> 64 == b >> 64).collect();
+        // Each key's touches, gathered a part at a time (a list of every group of the batch
+        // would take 16 bytes a key more than the touches themselves).
+        let mut groups = touches.chunk_by(|a, b| a >> 64 == b >> 64).peekable();
         // Busy positions touched, merged after the ranges (each in its own row).
         let mut busy: Vec<(PositionKey, &[u128])> = Vec::new();
         // A part's rows lie within its old ranges, below the next part's, so they may be
         // written after the next part is read.
-        let mut next = 0;
         merge_in_order(
-            || self.read_ranges(&groups, &mut next),
-            |(r, gs)| merge_range(games, r, &groups[gs]),
+            || self.read_ranges(&mut groups),
+            |(r, gs)| merge_range(games, r, &gs),
             |merged| self.write_ranges(games, merged, &mut busy, &mut written),
         )?;
         let ranges = clock.lap();
@@ -286,23 +287,22 @@ impl Store {
         Ok((ranges, clock.lap(), written))
     }
 
-    /// The next part of the range rows touched (at most [`RANGE_PART`] rows), from the group
-    /// `*next` on, each with the range of its groups; `*next` moves past them.
-    fn read_ranges(
+    /// The next part of the range rows touched (at most [`RANGE_PART`] rows), from the next
+    /// group of `groups` on, each with its groups; `groups` moves past them.
+    fn read_ranges<'t>(
         &self,
-        groups: &[&[u128]],
-        next: &mut usize,
-    ) -> Result<Vec<(OpenRange, std::ops::Range<usize>)>, StoreError> {
-        let mut part: Vec<(OpenRange, std::ops::Range<usize>)> = Vec::new();
-        while let Some(group) = groups.get(*next) {
+        groups: &mut std::iter::Peekable<impl Iterator<Item = &'t [u128]>>,
+    ) -> Result<Vec<RangePart<'t>>, StoreError> {
+        let mut part: Vec<RangePart<'t>> = Vec::new();
+        while let Some(&group) = groups.peek() {
             let key = Touch::key(group[0]);
             let full = part.len() == RANGE_PART;
             match part.last_mut() {
-                Some((r, gs)) if r.covers(key) => gs.end = *next + 1,
+                Some((r, gs)) if r.covers(key) => gs.push(group),
                 _ if full => break,
-                _ => part.push((self.open_range(key)?, *next..*next + 1)),
+                _ => part.push((self.open_range(key)?, vec![group])),
             }
-            *next += 1;
+            groups.next();
         }
         Ok(part)
     }
@@ -676,6 +676,12 @@ impl OpenRange {
         }
     }
 }
+
+/// A range row to merge, with the touches of each of its keys the batch touched.
+type RangePart<'t> = (OpenRange, Vec<&'t [u128]>);
+
+/// The bytes of one touch: the writer holds one for each position of each game of its batch.
+pub(super) const TOUCH_BYTES: usize = std::mem::size_of::<u128>();
 
 /// A (position, game) pair packed in a u128 that sorts by position key (in the signed order
 /// of the table's rowid), then by the game's index in its batch.
