@@ -262,16 +262,15 @@ impl Store {
             }
         }
         touches.sort_unstable();
-        // Each key's touches, gathered a part at a time (a list of every group of the batch
-        // would take 16 bytes a key more than the touches themselves).
-        let mut groups = touches.chunk_by(|a, b| a >> 64 == b >> 64).peekable();
         // Busy positions touched, merged after the ranges (each in its own row).
         let mut busy: Vec<(PositionKey, &[u128])> = Vec::new();
         // A part's rows lie within its old ranges, below the next part's, so they may be
-        // written after the next part is read.
+        // written after the next part is read. A row's keys are a run of the sorted touches
+        // (no list of the batch's keys is made: it would take 16 bytes a key).
+        let mut next = 0;
         merge_in_order(
-            || self.read_ranges(&mut groups),
-            |(r, gs)| merge_range(games, r, &gs),
+            || self.read_ranges(&touches, &mut next),
+            |(r, ts)| merge_range(games, r, &touches[ts]),
             |merged| self.write_ranges(games, merged, &mut busy, &mut written),
         )?;
         let ranges = clock.lap();
@@ -287,22 +286,27 @@ impl Store {
         Ok((ranges, clock.lap(), written))
     }
 
-    /// The next part of the range rows touched (at most [`RANGE_PART`] rows), from the next
-    /// group of `groups` on, each with its groups; `groups` moves past them.
-    fn read_ranges<'t>(
+    /// The next part of the range rows touched (at most [`RANGE_PART`] rows), from the touch
+    /// `*next` on, each with the range of its touches; `*next` moves past them.
+    fn read_ranges(
         &self,
-        groups: &mut std::iter::Peekable<impl Iterator<Item = &'t [u128]>>,
-    ) -> Result<Vec<RangePart<'t>>, StoreError> {
-        let mut part: Vec<RangePart<'t>> = Vec::new();
-        while let Some(&group) = groups.peek() {
-            let key = Touch::key(group[0]);
+        touches: &[u128],
+        next: &mut usize,
+    ) -> Result<Vec<(OpenRange, std::ops::Range<usize>)>, StoreError> {
+        let mut part: Vec<(OpenRange, std::ops::Range<usize>)> = Vec::new();
+        while let Some(&first) = touches.get(*next) {
+            let key = Touch::key(first);
+            let end = touches[*next..]
+                .iter()
+                .position(|&t| !Touch::same_key(first, t))
+                .map_or(touches.len(), |n| *next + n);
             let full = part.len() == RANGE_PART;
             match part.last_mut() {
-                Some((r, gs)) if r.covers(key) => gs.push(group),
+                Some((r, ts)) if r.covers(key) => ts.end = end,
                 _ if full => break,
-                _ => part.push((self.open_range(key)?, vec![group])),
+                _ => part.push((self.open_range(key)?, *next..end)),
             }
-            groups.next();
+            *next = end;
         }
         Ok(part)
     }
@@ -521,11 +525,11 @@ struct MergedRange<'t> {
     promoted: Vec<(PositionKey, Vec<Link>, &'t [u128])>,
 }
 
-/// Merges the touches of some keys (in key order, all in the range) into a range row.
+/// Merges the touches of some keys (sorted, all in the range) into a range row.
 fn merge_range<'t>(
     games: &[Counted<'_>],
     mut range: OpenRange,
-    groups: &[&'t [u128]],
+    touches: &'t [u128],
 ) -> Result<MergedRange<'t>, StoreError> {
     let mut out = MergedRange {
         rows: Vec::new(),
@@ -533,7 +537,7 @@ fn merge_range<'t>(
         promoted: Vec::new(),
     };
     let mut links = Vec::new();
-    for &group in groups {
+    for group in touches.chunk_by(|&a, &b| Touch::same_key(a, b)) {
         let key = Touch::key(group[0]);
         let old = match range.take_old(key)? {
             Some(Entry::Busy) => {
@@ -677,9 +681,6 @@ impl OpenRange {
     }
 }
 
-/// A range row to merge, with the touches of each of its keys the batch touched.
-type RangePart<'t> = (OpenRange, Vec<&'t [u128]>);
-
 /// The bytes of one touch: the writer holds one for each position of each game of its batch.
 pub(super) const TOUCH_BYTES: usize = std::mem::size_of::<u128>();
 
@@ -690,6 +691,11 @@ struct Touch;
 impl Touch {
     fn pack(key: PositionKey, index: usize, mv: u16) -> u128 {
         u128::from(key.table_order()) << 64 | (index as u128) << 16 | u128::from(mv)
+    }
+
+    /// Whether two touches are of the same position.
+    fn same_key(a: u128, b: u128) -> bool {
+        a >> 64 == b >> 64
     }
 
     fn key(t: u128) -> PositionKey {
