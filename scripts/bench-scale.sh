@@ -24,7 +24,9 @@
 # and of CPU, the file's bytes, its unused bytes (SQLite's dbstat: free space inside pages,
 # plus the free pages; read with python3's sqlite3), the peak RSS, and the worst p50 of the
 # library's filtered counts (the `query` table above, ${REPS:-50} runs each, wall and CPU).
-# Then per step the bytes the import's batches wrote by blob kind (`--timings`). Nothing
+# and the seconds of the compaction it ran after its last batch (`store::compact`: at the
+# step that seals a fourth segment of 1M games). Then per step the bytes the import's
+# batches wrote by blob kind (`--timings`). Nothing
 # else runs in this mode. `bash scripts/bench-scale.sh --steps 5 200000`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -110,7 +112,7 @@ def batches(path):
     return n, total
 
 print(f"{'step':>4} {'games':>9} {'wall s':>8} {'CPU s':>8} {'CPU/1st':>7} {'games/s':>8} {'g/CPU s':>8} "
-      f"{'db bytes':>13} {'unused':>12} {'unused%':>7} {'RSS MiB':>8} {'p50 ms':>7} {'cpu p50':>7} {'segments':>8}")
+      f"{'db bytes':>13} {'unused':>12} {'unused%':>7} {'RSS MiB':>8} {'p50 ms':>7} {'cpu p50':>7} {'segments':>8} {'compact s':>9}")
 first_cpu = None
 rewritten = []
 for k in range(1, steps + 1):
@@ -127,7 +129,7 @@ for k in range(1, steps + 1):
               f"{r.get('merged_copies')} copies merged, {games} in the file: the steps' games are not all new")
     print(f"{k:>4} {games:>9} {wall:>8.1f} {cpu:>8.1f} {cpu / first_cpu:>7.2f} {r['imported'] / wall:>8.0f} "
           f"{r['imported'] / cpu:>8.0f} {size:>13} {unused:>12} {100 * unused / size:>6.1f}% {rss / 1024:>8.0f} "
-          f"{p50:>7.3f} {cpu50:>7.3f} {st['segments']:>8}")
+          f"{p50:>7.3f} {cpu50:>7.3f} {st['segments']:>8} {(r.get('compaction') or {}).get('secs', 0):>9.1f}")
     rewritten.append((k, r["imported"], batches(f"{d}/step{k}.timings"), pos_pages or 0, pos_unused or 0, free))
 print("bytes the batches wrote per step (MB; per imported game in bytes), from `qipu import --timings`:")
 print(f"{'step':>4} {'batches':>7} {'ranges':>9} {'busy rows':>9} {'summary':>9} {'links':>9} {'buckets':>9} {'lists':>9} {'B/game':>8} {'positions MB':>12} {'its unused':>10} {'free MB':>8}")

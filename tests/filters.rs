@@ -73,12 +73,13 @@ fn store_of(paths: &[std::path::PathBuf]) -> Store {
 
 /// Imports the games of some paths, with varied facts, at depth 40.
 fn import_into(store: &mut Store, paths: &[std::path::PathBuf]) {
-    import_in_parts(store, paths, 1);
+    import_in_parts(store, paths, &[1]);
 }
 
-/// [`import_into`] as `parts` imports one after the other, each of the next games (the same
+/// [`import_into`] as imports one after the other, one per share of `shares` (a share of
+/// the games in proportion), each of the next games (the same
 /// games, in the same order), each counted in a segment of its own (sealed after it).
-fn import_in_parts(store: &mut Store, paths: &[std::path::PathBuf], parts: usize) {
+fn import_in_parts(store: &mut Store, paths: &[std::path::PathBuf], shares: &[usize]) {
     let mut mix = Rng(12);
     let games: Vec<Game> = paths
         .iter()
@@ -96,12 +97,18 @@ fn import_in_parts(store: &mut Store, paths: &[std::path::PathBuf], parts: usize
         batch_games: 300,
         ..ImportOptions::default()
     };
-    let per_part = games.len().div_ceil(parts);
-    let mut games = games.into_iter().peekable();
-    while games.peek().is_some() {
-        let part: Vec<Game> = games.by_ref().take(per_part).collect();
+    let total: usize = shares.iter().sum();
+    let n = games.len();
+    let mut games = games.into_iter();
+    for (i, share) in shares.iter().enumerate() {
+        let take = if i + 1 == shares.len() {
+            n
+        } else {
+            n * share / total
+        };
+        let part: Vec<Game> = games.by_ref().take(take).collect();
         import(store, part.into_iter().map(Ok), &options, |_| {}).unwrap();
-        if parts > 1 {
+        if shares.len() > 1 {
             store.seal_segment().unwrap();
         }
     }
@@ -110,8 +117,19 @@ fn import_in_parts(store: &mut Store, paths: &[std::path::PathBuf], parts: usize
 /// The bundled sample imported as four imports, each sealed: four segments.
 fn sample_in_segments() -> Store {
     let mut store = Store::open_in_memory().unwrap();
-    import_in_parts(&mut store, &[fixture("../../data")], 4);
+    import_in_parts(&mut store, &[fixture("../../data")], &[1, 1, 1, 1]);
     store
+}
+
+/// The bundled sample as four imports of unequal size, each sealed, compacted into one
+/// segment: the first holds most games (its busiest positions keep full lists), the others
+/// few (positions quiet in each are busy in all).
+fn sample_compacted() -> (Store, qipu::store::CompactOutcome) {
+    let mut store = Store::open_in_memory().unwrap();
+    import_in_parts(&mut store, &[fixture("../../data")], &[10, 1, 1, 2]);
+    assert_eq!(store.stats().unwrap().segments, 4);
+    let done = store.compact().unwrap();
+    (store, done)
 }
 
 /// What the oracle needs of a stored game.
@@ -741,6 +759,54 @@ fn four_imports_answer_as_one_import_and_as_a_scan() {
     assert!(all.len() > 10_000, "{} positions", all.len());
     assert_eq!(every(&four), all);
     check(&four, &positions);
+}
+
+/// Four segments compacted into one answer every question exactly as one import does (the
+/// best games under a filter too: one segment's candidates are the import's), and as a
+/// scan of the games.
+#[test]
+fn four_segments_compacted_answer_as_one_import_and_as_a_scan() {
+    let one = sample_store();
+    let (compacted, done) = sample_compacted();
+    assert_eq!(
+        (done.segments, done.compactions, done.segments_after),
+        (4, 1, 1)
+    );
+    assert!(done.promoted > 0, "{done:?}");
+    let (s1, sc) = (one.stats().unwrap(), compacted.stats().unwrap());
+    assert_eq!(sc.segments, 1);
+    assert_eq!(
+        (sc.games, sc.positions, sc.position_moves, sc.position_games),
+        (s1.games, s1.positions, s1.position_moves, s1.position_games)
+    );
+    assert_eq!(done.positions, s1.positions);
+    let positions = positions_of(&one);
+    assert_eq!(positions, positions_of(&compacted));
+    let filters = filters();
+    for &key in &positions {
+        assert_eq!(
+            compacted.lookup(key, 100).unwrap(),
+            one.lookup(key, 100).unwrap()
+        );
+        assert_eq!(compacted.position(key).unwrap(), one.position(key).unwrap());
+        assert_eq!(
+            compacted.games_through(key, Some(25)).unwrap(),
+            one.games_through(key, Some(25)).unwrap()
+        );
+        for f in &filters {
+            assert_eq!(
+                compacted.lookup_filtered(key, f, 5).unwrap(),
+                one.lookup_filtered(key, f, 5).unwrap(),
+                "{f:?} at {key}"
+            );
+        }
+    }
+    check(&compacted, &positions);
+    check_explorer(&compacted, 300);
+    // Nothing left to compact: a second call changes nothing.
+    let mut compacted = compacted;
+    let again = compacted.compact().unwrap();
+    assert_eq!((again.segments, again.segments_after), (0, 1));
 }
 
 #[test]

@@ -53,6 +53,11 @@ pub struct ImportArgs {
     /// on a big database).
     #[arg(long, value_name = "MB", default_value_t = DEFAULT_MEMORY_BYTES >> 20)]
     memory: u64,
+    /// Leave the segments of the statistics as the batches wrote them: by default, once
+    /// four sealed segments of one size lie side by side, the import compacts them into one
+    /// after its last batch (`qipu compact`), so that a question asks few segments.
+    #[arg(long)]
+    pub no_compact: bool,
     /// Print each batch's timings to standard error at the end.
     #[arg(long, hide = true)]
     timings: bool,
@@ -219,8 +224,25 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
             committed.0, committed.1
         )
     })?;
-    // Every game is committed by now: a checkpoint that fails (disk full) leaves them in the
-    // WAL, where the next open of the database finds them.
+    // Every game is committed by now. A compaction that fails leaves the segments as they
+    // were (every answer exact): the import stands, and the warning says what to run.
+    let compacted = (!args.no_compact).then(|| store.compact());
+    let compact_error = match &compacted {
+        Some(Err(e)) => Some(format!(
+            "all games are committed, but compacting the statistics failed ({e}): run `qipu compact --db {}`",
+            args.db.display()
+        )),
+        _ => None,
+    };
+    let compacted = compacted.and_then(Result::ok);
+    if let Some(c) = compacted
+        .as_ref()
+        .filter(|c| c.compactions > 0 && !args.json)
+    {
+        eprintln!("{}", super::compact::outcome_line(c));
+    }
+    // A checkpoint that fails (disk full) leaves them in the WAL, where the next open of
+    // the database finds them.
     let checkpointing = Instant::now();
     let checkpoint = store.checkpoint().err().map(|e| {
         format!(
@@ -249,12 +271,17 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
                 std::fs::metadata(&args.db).ok().map(|m| m.len()).into(),
             ),
             ("checkpoint_error", checkpoint.clone().into()),
+            (
+                "compaction",
+                compacted.as_ref().map(super::compact::outcome_json).into(),
+            ),
+            ("compaction_error", compact_error.clone().into()),
         ],
         errors: &report.errors,
         truncated: &report.truncated,
     };
     let code = run.finish(args.json, args.report.as_ref())?;
-    if let Some(warning) = &checkpoint {
+    for warning in compact_error.iter().chain(&checkpoint) {
         eprintln!("qipu import: {warning}");
     }
     Ok(code)

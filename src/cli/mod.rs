@@ -8,6 +8,7 @@ mod analyse;
 mod book;
 mod book_extend;
 mod book_tools;
+mod compact;
 mod convert;
 mod emit;
 mod explore;
@@ -80,6 +81,8 @@ enum Command {
     Emit(emit::EmitArgs),
     /// Write a database from the output of spark/build.py (fresh, or adding to one).
     Load(load::LoadArgs),
+    /// Compact the segments of a database's statistics (`qipu import` does it by itself).
+    Compact(compact::CompactArgs),
 }
 
 /// Parses the command line, runs it and maps the result to an exit code (the rule at the end
@@ -106,6 +109,7 @@ pub fn main() -> ExitCode {
         Command::Players(args) => players::players(&args),
         Command::Emit(args) => emit::emit(&args),
         Command::Load(args) => load::load(&args),
+        Command::Compact(args) => compact::compact(&args),
     };
     match result {
         Ok(code) => code,

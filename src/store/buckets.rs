@@ -267,6 +267,52 @@ impl Buckets {
 }
 
 impl Buckets {
+    /// Adds another position's cells, of other games than these (another segment's,
+    /// `store::compact`): cells of one move and bucket are summed as one cell of both.
+    pub(super) fn merge(&mut self, other: Buckets) {
+        let mine = std::mem::take(&mut self.moves);
+        let mut moves: Vec<(u16, Vec<Cell>)> = Vec::with_capacity(mine.len() + other.moves.len());
+        let mut a = mine.into_iter().peekable();
+        let mut b = other.moves.into_iter().peekable();
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x.0 == y.0 => a
+                    .next()
+                    .zip(b.next())
+                    .map(|(x, y)| (x.0, merge_cells(x.1, y.1))),
+                (Some(x), Some(y)) if x.0 < y.0 => a.next(),
+                (Some(_), Some(_)) => b.next(),
+                (Some(_), None) => a.next(),
+                (None, _) => b.next(),
+            };
+            match next {
+                Some(m) => moves.push(m),
+                None => break,
+            }
+        }
+        self.moves = moves;
+    }
+}
+
+/// Two moves' cells by bucket as one list, a bucket in both summed.
+fn merge_cells(a: Vec<Cell>, b: Vec<Cell>) -> Vec<Cell> {
+    let mut out: Vec<Cell> = Vec::with_capacity(a.len() + b.len());
+    let mut a = a.into_iter().peekable();
+    let mut b = b.into_iter().peekable();
+    while let Some(c) = match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if x.bucket <= y.bucket => a.next(),
+        (Some(_), Some(_)) | (None, _) => b.next(),
+        (Some(_), None) => a.next(),
+    } {
+        match out.last_mut() {
+            Some(o) if o.bucket == c.bucket => merge_cell(o, &c),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+impl Buckets {
     /// Counts a game again with other facts: `old` taken off the cells of its move `mv` and
     /// `new` counted in its place, as if the game `id` had been
     /// counted with `new` from the start (the delta of a richer copy, `store::copies`).
@@ -329,6 +375,33 @@ mod tests {
             END_OF_GAME,
         },
     };
+
+    #[test]
+    fn merged_buckets_equal_the_buckets_of_all_their_games() {
+        let games = super::fixtures::many_games(3000);
+        let mut all = Buckets::default();
+        all.add(games.clone());
+        // Games in any split (ids interleaved, one side without a move the other has).
+        let (odd, even): (Vec<_>, Vec<_>) = games.iter().partition(|g| g.1 % 3 == 0);
+        let (mut a, mut b) = (Buckets::default(), Buckets::default());
+        a.add(odd);
+        b.add(
+            even.into_iter()
+                .filter(|g| g.0 != END_OF_GAME || g.1 % 2 == 0)
+                .collect(),
+        );
+        let rest: Vec<_> = games
+            .iter()
+            .filter(|g| g.1 % 3 != 0 && g.0 == END_OF_GAME && g.1 % 2 != 0)
+            .copied()
+            .collect();
+        let mut c = Buckets::default();
+        c.add(rest);
+        a.merge(b);
+        a.merge(c);
+        assert_eq!(a, all);
+        assert_eq!(a.encode(), all.encode());
+    }
 
     #[test]
     fn buckets_sum_like_the_games_and_round_trip() {

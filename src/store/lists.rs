@@ -428,7 +428,10 @@ impl Store {
     }
 
     /// A position's lists decoded; `None` when it keeps none.
-    fn stored_lists(&self, key: super::PositionKey) -> Result<Option<Vec<Item>>, StoreError> {
+    pub(super) fn stored_lists(
+        &self,
+        key: super::PositionKey,
+    ) -> Result<Option<Vec<Item>>, StoreError> {
         let blob: Option<Vec<u8>> = self
             .conn
             .prepare_cached(&self.q(LISTS_OF))?

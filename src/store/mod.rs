@@ -43,6 +43,7 @@
 
 mod buckets;
 mod codec;
+mod compact;
 pub mod copies;
 mod decisions;
 mod dossier;
@@ -71,6 +72,7 @@ use std::{collections::HashMap, fmt, path::Path};
 use rusqlite::{Connection, OpenFlags};
 
 pub use codec::{content_hash, END_OF_GAME};
+pub use compact::{CompactOutcome, COMPACT_FACTOR};
 pub use decisions::Decision;
 pub use dossier::{PersonGame, PersonName};
 pub use filter::{band_floor, rating_band, BucketFilter, Month};

@@ -29,6 +29,7 @@ mod merge;
 mod position;
 
 pub use games::GamesIter;
+pub(super) use merge::merge_moves;
 
 fn count(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)

@@ -107,10 +107,24 @@ impl Tables {
         &self.lists
     }
 
-    /// The statements that create this segment's tables (never segment 1's: the schema has
-    /// them).
-    fn create(&self) -> String {
+    /// The statements that create this segment's tables (segment 1's only where they were
+    /// dropped: the schema has them).
+    pub(super) fn create(&self) -> String {
         self.sql(sql::CREATE_SEGMENT_TABLES).into_owned()
+    }
+
+    /// The statements that drop this segment's tables (those that exist).
+    pub(super) fn drop_all(&self) -> String {
+        self.sql(sql::DROP_SEGMENT_TABLES).into_owned()
+    }
+
+    /// The statements that rename this segment's tables to `to`'s.
+    pub(super) fn rename_to(&self, to: &Tables) -> String {
+        self.names
+            .iter()
+            .zip(&to.names)
+            .map(|(from, to)| format!("ALTER TABLE {from} RENAME TO {to};"))
+            .collect()
     }
 }
 
@@ -232,7 +246,7 @@ impl Store {
     }
 
     /// The schema version of the file (`PRAGMA user_version`).
-    fn schema_version(&self) -> Result<i64, StoreError> {
+    pub(super) fn schema_version(&self) -> Result<i64, StoreError> {
         Ok(self
             .conn
             .prepare_cached(sql::USER_VERSION)?

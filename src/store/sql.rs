@@ -252,6 +252,18 @@ pub(super) const PERSON_HEAD_OF_FOLDED: &str = "SELECT h.id, h.name FROM players
 /// The segments that count games (see `segments`): id, first and last game, oldest first.
 pub(super) const LIVE_SEGMENTS: &str =
     "SELECT id, first_game, last_game FROM segments WHERE games > 0 ORDER BY id";
+/// Every segment that counts games, for the compaction (`compact`): id, first and last
+/// game, games, sealed; oldest first.
+pub(super) const SEGMENTS_COUNTED: &str = "SELECT id, first_game, last_game, games, sealed \
+    FROM segments WHERE games > 0 ORDER BY id";
+/// A segment that counts the games of the segments compacted into it (which are deleted).
+pub(super) const COMPACTED_SEGMENT: &str = "UPDATE segments SET first_game = ?2, \
+    last_game = ?3, games = ?4, sealed = 1 WHERE id = ?1";
+/// A segment compacted into another.
+pub(super) const DELETE_SEGMENT: &str = "DELETE FROM segments WHERE id = ?1";
+/// Drops the tables of a segment (renamed by `segments::Tables::sql`).
+pub(super) const DROP_SEGMENT_TABLES: &str = "DROP TABLE IF EXISTS positions; \
+    DROP TABLE IF EXISTS position_ranges; DROP TABLE IF EXISTS position_lists;";
 /// The last segment: id, games, sealed.
 pub(super) const LAST_SEGMENT: &str =
     "SELECT id, games, sealed FROM segments ORDER BY id DESC LIMIT 1";

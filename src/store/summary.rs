@@ -283,6 +283,37 @@ impl Summary {
         Ok(())
     }
 
+    /// Adds another summary's games, of other games than this one's (another segment's,
+    /// `store::compact`): the sums as one summary of both counts them, the best and the
+    /// latest games the best of both (each keeps its best [`TOP_KEPT`], so the best of all
+    /// are among them).
+    pub(super) fn merge(&mut self, other: Summary) {
+        let moves = std::mem::take(&mut self.moves);
+        self.moves = super::read::merge_moves(vec![moves, other.moves]);
+        for l in &other.labels {
+            add_label(&mut self.labels, &l.label, l.games);
+        }
+        self.top.extend(other.top);
+        self.top
+            .sort_by(|a, b| b.score.cmp(&a.score).then(a.link.game.cmp(&b.link.game)));
+        self.top.truncate(TOP_KEPT);
+        self.recent.extend(other.recent);
+        self.recent.sort_by_key(|r| std::cmp::Reverse(r.key()));
+        self.recent.truncate(TOP_KEPT);
+        self.history.extend(other.history);
+        self.history.sort_by_key(|h| (h.year, h.month));
+        self.history.dedup_by(|h, kept| {
+            let same = (h.year, h.month) == (kept.year, kept.month);
+            if same {
+                kept.games += h.games;
+                kept.first_wins += h.first_wins;
+                kept.draws += h.draws;
+                kept.second_wins += h.second_wins;
+            }
+            same
+        });
+    }
+
     /// The blob stored in `positions.summary` (format 4).
     pub(super) fn encode(&self) -> Vec<u8> {
         self.encode_in(SUMMARY_FORMAT)
@@ -589,6 +620,47 @@ fn month_code(h: &MonthCounts) -> u32 {
 mod tests {
     use super::*;
     use crate::{rules::Color, store::END_OF_GAME};
+
+    #[test]
+    fn merged_summaries_equal_the_summary_of_all_their_games() {
+        let moves = ["h2e2", "c3c4", "b2e2"].map(|m| m.parse::<Move>().unwrap().to_u16());
+        let dates: Vec<String> = (0..300)
+            .map(|id| format!("{}-{:02}-{:02}", 1990 + id % 7, 1 + id % 12, 1 + id % 5))
+            .collect();
+        let game = |id: i64| Facts {
+            result: [None, Some(Outcome::Draw)][(id % 2) as usize],
+            ratings: [Some(1500 + (id as u32 * 37) % 900), None],
+            date: Some(&dates[id as usize]),
+            label: ["A", "B", "C"].get((id % 5) as usize).copied(),
+            ..Facts::default()
+        };
+        let mv = |id: i64| {
+            if id % 11 == 0 {
+                END_OF_GAME
+            } else {
+                moves[(id % 3) as usize]
+            }
+        };
+        let mut all = Summary::default();
+        let mut parts = [Summary::default(), Summary::default(), Summary::default()];
+        for id in 1..300 {
+            let g = game(id);
+            all.add(id, mv(id), &g, &g.game_facts()).unwrap();
+            // Interleaved ids, one part without the games that ended here.
+            let part = if mv(id) == END_OF_GAME {
+                2
+            } else {
+                (id % 2) as usize
+            };
+            parts[part].add(id, mv(id), &g, &g.game_facts()).unwrap();
+        }
+        let [mut a, b, c] = parts;
+        a.merge(c);
+        a.merge(b);
+        assert_eq!(a.top.len(), TOP_KEPT);
+        assert_eq!(a, all);
+        assert_eq!(a.encode(), all.encode());
+    }
 
     #[test]
     fn summary_counts_keeps_the_best_games_and_round_trips() {

@@ -1,6 +1,7 @@
 //! Every position of every segment, in key order: each segment's range rows are read in
 //! pages and their entries merged by key, so that a position several segments count comes
-//! once, with each segment's row (oldest segment first). Nothing is written.
+//! once, with each segment's row (oldest segment first), or with each segment's entry for
+//! the compaction (`store::compact`). Nothing is written.
 
 use std::{collections::VecDeque, sync::Arc};
 
@@ -30,11 +31,33 @@ impl Store {
         &self,
         mut f: impl FnMut(PositionKey, Vec<PositionRow>) -> Result<(), StoreError>,
     ) -> Result<(), StoreError> {
-        let mut cursors: Vec<Cursor> = self
-            .segments()?
+        let segments = self.segments()?.into_iter().map(|s| s.tables).collect();
+        self.for_each_entry(segments, |key, entries| {
+            let mut rows = Vec::with_capacity(entries.len());
+            for (tables, entry) in entries {
+                rows.push(match entry {
+                    Entry::Busy => self.in_segment(&tables, || self.busy_row(key))?,
+                    Entry::Quiet(links) => PositionRow {
+                        summary: None,
+                        links,
+                    },
+                });
+            }
+            f(key, rows)
+        })
+    }
+
+    /// Calls `f` for every position the range rows of `segments` hold, in key order, with
+    /// each of those segments' entry of it (in the order of `segments`).
+    pub(in crate::store) fn for_each_entry(
+        &self,
+        segments: Vec<Arc<Tables>>,
+        mut f: impl FnMut(PositionKey, Vec<(Arc<Tables>, Entry)>) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let mut cursors: Vec<Cursor> = segments
             .into_iter()
-            .map(|s| Cursor {
-                tables: s.tables,
+            .map(|tables| Cursor {
+                tables,
                 entries: VecDeque::new(),
                 next: Some(i64::MIN),
             })
@@ -52,23 +75,15 @@ impl Store {
             else {
                 return Ok(());
             };
-            let mut rows = Vec::with_capacity(1);
+            let mut entries = Vec::with_capacity(1);
             for c in cursors.iter_mut() {
                 if c.entries.front().is_some_and(|e| e.0 == key) {
-                    let Some((_, entry)) = c.entries.pop_front() else {
-                        continue;
-                    };
-                    let key = PositionKey::from_rowid(key);
-                    rows.push(match entry {
-                        Entry::Busy => self.in_segment(&c.tables, || self.busy_row(key))?,
-                        Entry::Quiet(links) => PositionRow {
-                            summary: None,
-                            links,
-                        },
-                    });
+                    if let Some((_, entry)) = c.entries.pop_front() {
+                        entries.push((c.tables.clone(), entry));
+                    }
                 }
             }
-            f(PositionKey::from_rowid(key), rows)?;
+            f(PositionKey::from_rowid(key), entries)?;
         }
     }
 

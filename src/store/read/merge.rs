@@ -302,7 +302,7 @@ fn merge_stats(answers: Vec<PositionStats>, best: Option<usize>, recent: usize) 
 }
 
 /// Move rows of several segments as one list, by move code.
-pub(super) fn merge_moves(answers: Vec<Vec<MoveRow>>) -> Vec<MoveRow> {
+pub(in crate::store) fn merge_moves(answers: Vec<Vec<MoveRow>>) -> Vec<MoveRow> {
     if answers.len() <= 1 {
         return answers.into_iter().next().unwrap_or_default();
     }
