@@ -9,7 +9,8 @@
 //! `buckets/legacy.rs`); every SQL statement in `sql.rs`; reading a position's rows in
 //! `read.rs`, the questions about a position in `read/position.rs`, stored games and
 //! whole-database reads in `read/games.rs`; writing batches in `write.rs` (what a batch
-//! reports in `write/outcome.rs`), the bulk load in `load.rs` (its value codes for files
+//! reports in `write/outcome.rs`), the segments' tables in `segments.rs` and their compaction in
+//! `compact.rs`, the bulk load in `load.rs` (its value codes for files
 //! outside a database in `load/wire.rs`), migrations in `migrate.rs`. The store does not
 //! replay games: the pipeline hands it finished [`GameRecord`]s (built by
 //! `GameRecord::from_game` in `pipeline/record.rs`). It may use `formats` and `rules`
