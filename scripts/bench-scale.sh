@@ -33,12 +33,16 @@ cd "$(dirname "$0")/.."
 # `--memory MB` is passed to every `qipu import` (its memory budget; else its default).
 STEPS=0
 MEMORY=
-while [ "${1:-}" = --steps ] || [ "${1:-}" = --memory ]; do
+# `--seal`: every step's import seals its segment (`qipu import --seal`), so that four steps
+# of fewer than 1M games make four segments and the fourth compacts them.
+SEAL=
+while [ "${1:-}" = --steps ] || [ "${1:-}" = --memory ] || [ "${1:-}" = --seal ]; do
   case $1 in
-    --steps) STEPS=${2:?--steps needs a number} ;;
-    --memory) MEMORY=${2:?--memory needs a number of MB} ;;
+    --steps) STEPS=${2:?--steps needs a number}; shift ;;
+    --memory) MEMORY=${2:?--memory needs a number of MB}; shift ;;
+    --seal) SEAL=1 ;;
   esac
-  shift 2
+  shift
 done
 N=${1:-1000000}
 SEED=${SEED:-1}
@@ -59,7 +63,7 @@ if [ "$STEPS" -gt 0 ]; then
     [ "$from" = 0 ] && step_pgn=$pgn
     if [ ! -s "$step_pgn" ]; then "$SCALE" pgn "$N" "$SEED" "$step_pgn" "$from" >/dev/null; fi
     /usr/bin/time -v -o "$dir/step$k.time" target/release/qipu import "$step_pgn" --db "$db" \
-      ${MEMORY:+--memory "$MEMORY"} --json --timings > "$dir/step$k.json" 2> "$dir/step$k.timings"
+      ${MEMORY:+--memory "$MEMORY"} ${SEAL:+--seal} --json --timings > "$dir/step$k.json" 2> "$dir/step$k.timings"
     "$SCALE" query "$db" "${REPS:-50}" moves > "$dir/step$k.query"
     # The file as the import left it (checkpointed): its games, size and unused bytes.
     python3 - "$db" > "$dir/step$k.dbstat" <<'PY'

@@ -7,6 +7,7 @@ mod book;
 mod book_extend;
 mod book_tools;
 mod common;
+mod compact_cli;
 mod copies;
 mod db_guard;
 mod decisions;

@@ -58,6 +58,10 @@ pub struct ImportArgs {
     /// after its last batch (`qipu compact`), so that a question asks few segments.
     #[arg(long)]
     pub no_compact: bool,
+    /// Seal the open segment after the last batch (the next import opens a new one): for
+    /// benchmarks and tests of several segments without a million games each.
+    #[arg(long, hide = true)]
+    pub seal: bool,
     /// Print each batch's timings to standard error at the end.
     #[arg(long, hide = true)]
     timings: bool,
@@ -226,6 +230,9 @@ pub fn import(args: &ImportArgs) -> Result<ExitCode, CliError> {
     })?;
     // Every game is committed by now. A compaction that fails leaves the segments as they
     // were (every answer exact): the import stands, and the warning says what to run.
+    if args.seal {
+        store.seal_segment()?;
+    }
     let compacted = (!args.no_compact).then(|| store.compact());
     let compact_error = match &compacted {
         Some(Err(e)) => Some(format!(
