@@ -18,15 +18,15 @@
 
 use std::{ops::Range, sync::Arc, time::Instant};
 
-use rusqlite::{OptionalExtension, Transaction, TransactionBehavior};
+use rusqlite::{Transaction, TransactionBehavior};
 
 use super::{
     buckets::Buckets,
-    links::{decode_links, Link},
+    links::{self, decode_links, Link},
     lists::{Item, LISTS_FROM},
     model::PositionKey,
     ranges::{Entry, Packer},
-    read::{at_position, BusyBlobs},
+    read::at_position,
     segments::{Tables, SEGMENT_GAMES},
     sql,
     summary::{Summary, LIST_MAX},
@@ -233,7 +233,7 @@ impl Store {
                 }
             }
             if links.len() <= LIST_MAX {
-                sort_links(&mut links);
+                links::sort_by_game(&mut links);
                 packer.push_links(key.to_rowid(), &links);
                 return Ok(());
             }
@@ -250,7 +250,7 @@ impl Store {
             let from = links.len();
             let items = match entry {
                 Entry::Busy => {
-                    let [s, l, b] = self.in_segment(&tables, || self.busy_blobs(key))?;
+                    let [s, l, b] = self.in_segment(&tables, || self.complete_busy_row(key))?;
                     summary.merge(Summary::decode(&s).map_err(at)?);
                     buckets.merge(Buckets::decode(&b).map_err(at)?);
                     links.extend(decode_links(&l).map_err(at)?);
@@ -278,7 +278,7 @@ impl Store {
             parts.push((from..links.len(), items));
         }
         if !links.is_sorted_by_key(|l| l.game) {
-            sort_links(&mut links);
+            links::sort_by_game(&mut links);
         }
         let (s, l, b) = self.write_busy(key, &summary, &links, &buckets)?;
         out.bytes += (s + l + b) as u64;
@@ -310,20 +310,12 @@ impl Store {
         Ok(())
     }
 
-    /// A busy position's summary, links and buckets blobs, in the segment addressed now.
-    fn busy_blobs(&self, key: PositionKey) -> Result<[Vec<u8>; 3], StoreError> {
-        let row: Option<BusyBlobs> = self
-            .conn
-            .prepare_cached(&self.q(sql::BUSY_ROW))?
-            .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-            .optional()?;
-        match row {
-            Some((Some(s), l, Some(b))) => Ok([s, l, b]),
-            Some(_) => Err(StoreError::Corrupt(format!(
+    /// A busy position's summary, links and buckets blobs, in the segment addressed now; each must be there.
+    fn complete_busy_row(&self, key: PositionKey) -> Result<[Vec<u8>; 3], StoreError> {
+        match self.busy_blobs(key)? {
+            (Some(s), l, Some(b)) => Ok([s, l, b]),
+            _ => Err(StoreError::Corrupt(format!(
                 "position {key} has no summary or no buckets"
-            ))),
-            None => Err(StoreError::Corrupt(format!(
-                "position {key} is marked busy but has no row"
             ))),
         }
     }
@@ -337,13 +329,6 @@ enum Items {
     Lists(Arc<Tables>),
     /// Read from its games, when needed.
     Games,
-}
-
-/// Links by game id, a game once (the segments count disjoint games; a stray repeat is not
-/// counted twice).
-fn sort_links(links: &mut Vec<Link>) {
-    links.sort_unstable();
-    links.dedup_by_key(|l| l.game);
 }
 
 #[cfg(test)]

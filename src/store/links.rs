@@ -29,6 +29,13 @@ pub(super) struct Link {
     pub mv: u16,
 }
 
+/// Puts links in game order, a game once: links gathered from parts that count disjoint
+/// games (segments, batches), where a stray repeat must not count twice.
+pub(super) fn sort_by_game(links: &mut Vec<Link>) {
+    links.sort_unstable();
+    links.dedup_by_key(|l| l.game);
+}
+
 /// Encodes links sorted by game id: each as (id − previous id, move code), varints.
 pub(super) fn encode_links(links: &[Link]) -> Vec<u8> {
     let mut out = Vec::with_capacity(links.len() * 3);

@@ -29,7 +29,7 @@ mod merge;
 mod position;
 
 pub use games::GamesIter;
-pub(super) use merge::merge_moves;
+pub(super) use merge::{merge_months, merge_moves};
 
 fn count(v: i64) -> u64 {
     u64::try_from(v).unwrap_or(0)
@@ -252,16 +252,20 @@ impl Store {
 
     /// A busy position's own row (links and summary).
     pub(super) fn busy_row(&self, key: PositionKey) -> Result<PositionRow, StoreError> {
+        let (summary, links, _buckets) = self.busy_blobs(key)?;
+        PositionRow::decode(key, summary.as_deref(), &links)
+    }
+
+    /// A busy position's row as stored (summary, links, buckets), undecoded: what a merge
+    /// of new counts into it, or of segments, starts from.
+    pub(super) fn busy_blobs(&self, key: PositionKey) -> Result<BusyBlobs, StoreError> {
         let mut stmt = self.conn.prepare_cached(&self.q(sql::BUSY_ROW))?;
         let raw: Option<BusyBlobs> = stmt
             .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
             .optional()?;
-        let Some((summary, links, _buckets)) = raw else {
-            return Err(StoreError::Corrupt(format!(
-                "position {key} is marked busy but has no row"
-            )));
-        };
-        PositionRow::decode(key, summary.as_deref(), &links)
+        raw.ok_or_else(|| {
+            StoreError::Corrupt(format!("position {key} is marked busy but has no row"))
+        })
     }
 
     /// A busy position's summary alone (its links, three bytes a game, and its buckets are

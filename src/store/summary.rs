@@ -300,18 +300,9 @@ impl Summary {
         self.recent.extend(other.recent);
         self.recent.sort_by_key(|r| std::cmp::Reverse(r.key()));
         self.recent.truncate(TOP_KEPT);
-        self.history.extend(other.history);
-        self.history.sort_by_key(|h| (h.year, h.month));
-        self.history.dedup_by(|h, kept| {
-            let same = (h.year, h.month) == (kept.year, kept.month);
-            if same {
-                kept.games += h.games;
-                kept.first_wins += h.first_wins;
-                kept.draws += h.draws;
-                kept.second_wins += h.second_wins;
-            }
-            same
-        });
+        let mut history = std::mem::take(&mut self.history);
+        history.extend(other.history);
+        self.history = super::read::merge_months(history);
     }
 
     /// The blob stored in `positions.summary` (format 4).

@@ -15,7 +15,7 @@ use super::{
     codec::{result_code, stored_blob, variant_code},
     copies::{self, Fate},
     game_facts::GameFacts,
-    links::{decode_links, encode_links, move_code, Link},
+    links::{self, decode_links, encode_links, move_code, Link},
     lists::{Item, LISTS_FROM},
     model::{GameRecord, PositionKey},
     players::Players,
@@ -420,18 +420,8 @@ impl Store {
         &self,
         part: &'p [(PositionKey, &'t [u128])],
     ) -> Result<Vec<(&'p (PositionKey, &'t [u128]), BusyBlobs)>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(&self.q(sql::BUSY_ROW))?;
         part.iter()
-            .map(|busy| {
-                let key = busy.0;
-                let row: Option<BusyBlobs> = stmt
-                    .query_row([key.to_rowid()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                    .optional()?;
-                let row = row.ok_or_else(|| {
-                    StoreError::Corrupt(format!("position {key} is marked busy but has no row"))
-                })?;
-                Ok((busy, row))
-            })
+            .map(|busy| Ok((busy, self.busy_blobs(busy.0)?)))
             .collect()
     }
 
@@ -631,8 +621,7 @@ fn merge_links<'a>(old: &'a [Link], new: &'a [Link]) -> Cow<'a, [Link]> {
         .zip(new.first())
         .is_some_and(|(o, n)| o.game >= n.game)
     {
-        merged.sort_unstable();
-        merged.dedup_by_key(|l| l.game);
+        links::sort_by_game(&mut merged);
     }
     Cow::Owned(merged)
 }

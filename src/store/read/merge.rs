@@ -274,6 +274,24 @@ fn merge_stats(answers: Vec<PositionStats>, best: Option<usize>, recent: usize) 
         }
     }
     openings.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.label.cmp(&b.label)));
+    let months = merge_months(history);
+    latest.sort_by_cached_key(|g| std::cmp::Reverse(recent_key(g)));
+    latest.truncate(recent);
+    PositionStats {
+        moves: merge_moves(moves),
+        openings,
+        top: match best {
+            Some(n) => best_of(top, n),
+            None => top.concat(),
+        },
+        recent: latest,
+        history: months,
+    }
+}
+
+/// Month rows of several answers as one: a row a month, in month order, the counts of a
+/// month added up.
+pub(in crate::store) fn merge_months(mut history: Vec<MonthCounts>) -> Vec<MonthCounts> {
     history.sort_by_key(|h| (h.year, h.month));
     let mut months: Vec<MonthCounts> = Vec::with_capacity(history.len());
     for h in history {
@@ -287,18 +305,7 @@ fn merge_stats(answers: Vec<PositionStats>, best: Option<usize>, recent: usize) 
             _ => months.push(h),
         }
     }
-    latest.sort_by_cached_key(|g| std::cmp::Reverse(recent_key(g)));
-    latest.truncate(recent);
-    PositionStats {
-        moves: merge_moves(moves),
-        openings,
-        top: match best {
-            Some(n) => best_of(top, n),
-            None => top.concat(),
-        },
-        recent: latest,
-        history: months,
-    }
+    months
 }
 
 /// Move rows of several segments as one list, by move code.
