@@ -60,6 +60,16 @@ fn segments(db: &Path) -> u64 {
         .unwrap()
 }
 
+/// The file's `auto_vacuum` mode (2 = incremental), free pages and size in bytes.
+fn pages(db: &Path) -> (i64, i64, u64) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let one = |q: &str| conn.query_row(q, [], |r| r.get::<_, i64>(0)).unwrap();
+    let mode = one("PRAGMA auto_vacuum");
+    let free = one("PRAGMA freelist_count");
+    drop(conn);
+    (mode, free, std::fs::metadata(db).unwrap().len())
+}
+
 fn answers(db: &Path) -> Vec<serde_json::Value> {
     [vec![], vec!["--moves", "h2e2"], vec!["--since", "2012"]]
         .iter()
@@ -110,6 +120,8 @@ fn four_sealed_imports_compact_into_one_segment_that_answers_as_one_import() {
     }
     assert_eq!(segments(&later), 4);
     assert_eq!(answers(&later), want, "four segments answer as one");
+    let (mode, _, before) = pages(&later);
+    assert_eq!(mode, 2, "a new file gives its free pages back on request");
     let done = json(&["compact", "--db", s(&later), "--json"]);
     assert_eq!(
         (
@@ -122,6 +134,15 @@ fn four_sealed_imports_compact_into_one_segment_that_answers_as_one_import() {
     );
     assert_eq!(segments(&later), 1);
     assert_eq!(answers(&later), want);
+    // The four segments' pages are given back: none is left free, and the file is smaller
+    // than the four segments were (the start's rows, four of them, are one now).
+    let (_, free, after) = pages(&later);
+    let released = done["bytes_released"].as_u64().unwrap();
+    assert_eq!(free, 0, "{done}");
+    assert!(
+        released > 0 && after < before,
+        "{done}: {before} -> {after}"
+    );
     let again = json(&["compact", "--db", s(&later), "--json"]);
     assert_eq!(again["compactions"], 0);
     let _ = std::fs::remove_dir_all(&dir);

@@ -135,6 +135,12 @@ fn schema_1_database_is_migrated_with_its_statistics_rebuilt() {
         let got = dump(db);
         assert!(got.0 == want.0 && got.1 == want.1 && got.2 == want.2 && got.3 == want.3);
         assert!(got.4 <= want.4 + 2, "{} pages, fresh {}", got.4, want.4);
+        // And it gives its free pages back on request from now on (2 = incremental).
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let mode: i64 = conn
+            .query_row("PRAGMA auto_vacuum", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, 2, "{}", db.display());
     }
 }
 

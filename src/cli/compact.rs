@@ -48,6 +48,7 @@ pub(super) fn outcome_json(c: &CompactOutcome) -> serde_json::Value {
         "promoted": c.promoted,
         "bytes_written": c.bytes,
         "segments": c.segments_after,
+        "bytes_released": c.released,
         "secs": (c.seconds * 1000.0).round() / 1000.0,
     })
 }
@@ -58,7 +59,14 @@ pub(super) fn outcome_line(c: &CompactOutcome) -> String {
         return format!("nothing to compact: {} segments", c.segments_after);
     }
     format!(
-        "compacted {} segments ({} games, {} positions, {} busy) into {} in {:.1} s; {} segments now",
-        c.segments, c.games, c.positions, c.busy, c.compactions, c.seconds, c.segments_after
+        "compacted {} segments ({} games, {} positions, {} busy) into {} in {:.1} s; {} segments now, {:.1} MB given back to the file system",
+        c.segments,
+        c.games,
+        c.positions,
+        c.busy,
+        c.compactions,
+        c.seconds,
+        c.segments_after,
+        c.released as f64 / 1e6
     )
 }

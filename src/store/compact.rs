@@ -61,6 +61,9 @@ pub struct CompactOutcome {
     pub bytes: u64,
     /// Segments counting games after it.
     pub segments_after: usize,
+    /// Bytes the file gave back to the file system after it (the compacted segments'
+    /// pages, once the new segment's are moved into them).
+    pub released: u64,
     /// Seconds it took.
     pub seconds: f64,
 }
@@ -135,6 +138,9 @@ impl Store {
             self.compact_run(run, &mut out)?;
             tx.commit()?;
             out.compactions += 1;
+        }
+        if out.compactions > 0 {
+            out.released = super::guard::release_free_pages(&self.conn)?;
         }
         out.seconds = clock.elapsed().as_secs_f64();
         Ok(out)

@@ -173,6 +173,56 @@ pub(super) fn enter_wal(conn: &Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// How many free pages [`release_free_pages`] gives back per transaction (256 MiB of 4 KiB
+/// pages): the WAL holds at most that many moved pages before the checkpoint that follows.
+const RELEASE_PAGES: u64 = 65_536;
+
+/// Makes a new, still empty file give its free pages back on request (`PRAGMA auto_vacuum =
+/// INCREMENTAL`; SQLite accepts it only before the first table, or with a `VACUUM`).
+pub(super) fn free_pages_on_request(conn: &Connection) -> Result<(), StoreError> {
+    conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")?;
+    Ok(())
+}
+
+/// Gives the file's free pages back to the file system (`PRAGMA incremental_vacuum`: pages
+/// from the end of the file move into the free ones, and the file is cut), [`RELEASE_PAGES`]
+/// at a time, each step its own transaction followed by a checkpoint; returns the bytes
+/// released. A file made before `auto_vacuum` was set keeps its free pages (a later write
+/// reuses them). An interrupted release leaves a sound file with some pages still free.
+///
+/// # Errors
+/// [`StoreError::Sqlite`] if SQLite fails.
+pub(super) fn release_free_pages(conn: &Connection) -> Result<u64, StoreError> {
+    let pragma = |name: &str| -> Result<u64, StoreError> {
+        let n: i64 = conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))?;
+        Ok(n.max(0) as u64)
+    };
+    // 2 = INCREMENTAL.
+    if pragma("auto_vacuum")? != 2 {
+        return Ok(0);
+    }
+    let page = pragma("page_size")?;
+    let start = pragma("freelist_count")?;
+    let mut free = start;
+    // Each step frees up to RELEASE_PAGES pages, or stops.
+    for _ in 0..=start / RELEASE_PAGES {
+        if free == 0 {
+            break;
+        }
+        let mut step = conn.prepare(&format!("PRAGMA incremental_vacuum({RELEASE_PAGES})"))?;
+        let mut rows = step.query([])?;
+        while rows.next()?.is_some() {}
+        drop(rows);
+        conn.query_row(super::sql::CHECKPOINT, [], |_| Ok(()))?;
+        let left = pragma("freelist_count")?;
+        if left >= free {
+            break;
+        }
+        free = left;
+    }
+    Ok(start.saturating_sub(free) * page)
+}
+
 /// Runs `migrate` until the schema is current, again when another process creating or
 /// upgrading the same file at the same moment made it fail (a table it was about to create
 /// appeared, or the file was locked): each migration is one transaction that also bumps

@@ -5,7 +5,7 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use super::{
     buckets::Buckets,
-    codec,
+    codec, guard,
     model::{PositionKey, StoredGame},
     players::Players,
     sql,
@@ -177,7 +177,9 @@ pub(super) fn migrate(store: &Store) -> Result<(), StoreError> {
     // Only this process's upgrade of an existing file: not a new file another process is
     // creating at the same moment (VACUUM would wait for it, or fail).
     if v > 0 && applied > 0 {
-        // An upgrade rewrote tables: give the freed pages back to the file system.
+        // An upgrade rewrote tables: give the freed pages back to the file system, and let
+        // the file give back later ones on request (a compaction's, `guard::release_free_pages`).
+        guard::free_pages_on_request(&store.conn)?;
         store.conn.execute_batch(sql::VACUUM)?;
     }
     Ok(())

@@ -236,7 +236,9 @@ impl Store {
             )),
             e => e,
         })?;
-        if owner != guard::Owner::Nobody {
+        if owner == guard::Owner::Nobody {
+            guard::free_pages_on_request(&conn)?;
+        } else {
             guard::quick_check(&conn, path)?;
         }
         guard::enter_wal(&conn)?;
