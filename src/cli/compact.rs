@@ -50,6 +50,7 @@ pub(super) fn outcome_json(c: &CompactOutcome) -> serde_json::Value {
         "segments": c.segments_after,
         "bytes_released": c.released,
         "secs": (c.seconds * 1000.0).round() / 1000.0,
+        "release_secs": (c.release_seconds * 1000.0).round() / 1000.0,
     })
 }
 

@@ -64,6 +64,8 @@ pub struct CompactOutcome {
     /// Bytes the file gave back to the file system after it (the compacted segments'
     /// pages, once the new segment's are moved into them).
     pub released: u64,
+    /// Seconds of `seconds` spent giving them back.
+    pub release_seconds: f64,
     /// Seconds it took.
     pub seconds: f64,
 }
@@ -140,7 +142,9 @@ impl Store {
             out.compactions += 1;
         }
         if out.compactions > 0 {
+            let release = Instant::now();
             out.released = super::guard::release_free_pages(&self.conn)?;
+            out.release_seconds = release.elapsed().as_secs_f64();
         }
         out.seconds = clock.elapsed().as_secs_f64();
         Ok(out)
