@@ -57,7 +57,11 @@ pub(super) fn outcome_json(c: &CompactOutcome) -> serde_json::Value {
 /// A compaction in one line.
 pub(super) fn outcome_line(c: &CompactOutcome) -> String {
     if c.compactions == 0 {
-        return format!("nothing to compact: {} segments", c.segments_after);
+        return format!(
+            "nothing to compact: {} segments; {:.1} MB given back to the file system",
+            c.segments_after,
+            c.released as f64 / 1e6
+        );
     }
     format!(
         "compacted {} segments ({} games, {} positions, {} busy) into {} in {:.1} s; {} segments now, {:.1} MB given back to the file system",
